@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Parses the shipped configuration with the daemon's own parser and checks
+ * that it says exactly what the built-in defaults say.
+ * Usage: check-conf FILE */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+/* Returns true if a and b configure the same thing. */
+static bool config_equal(const Config *a, const Config *b) {
+        return a->tick_usec == b->tick_usec && a->log_level == b->log_level &&
+               strcmp(a->runtime_directory, b->runtime_directory) == 0 &&
+               strcmp(a->state_directory, b->state_directory) == 0;
+}
+
+int main(int argc, char **argv) {
+        ErrorInfo e = {};
+        Config c, defaults;
+        FILE *f;
+        int r;
+
+        if (argc != 2) {
+                fprintf(stderr, "Usage: %s FILE\n", argv[0]);
+                return EXIT_FAILURE;
+        }
+        f = fopen(argv[1], "re");
+        if (!f) {
+                perror(argv[1]);
+                return EXIT_FAILURE;
+        }
+        config_init(&c);
+        config_init(&defaults);
+        r = config_load(f, argv[1], &c, &e);
+        fclose(f);
+        if (r < 0) {
+                fprintf(stderr, "not ok 1 - %s: %s\n", argv[1], e.message);
+                return EXIT_FAILURE;
+        }
+        if (!config_equal(&c, &defaults)) {
+                fprintf(stderr, "not ok 1 - %s differs from the built-in defaults\n", argv[1]);
+                return EXIT_FAILURE;
+        }
+        printf("ok 1 - %s parses and matches the built-in defaults\n1..1\n", argv[1]);
+        return EXIT_SUCCESS;
+}

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl-bus.h"
+#include "ctl-model.h"
+#include "ctl-util.h"
+
+static void cpu_done(CtlCpu *cpu) {
+        for (size_t i = 0; i < cpu->n_states; i++) {
+                free(cpu->states[i].name);
+                free(cpu->states[i].desc);
+        }
+        free(cpu->states);
+        free(cpu->siblings);
+}
+
+void ctl_status_done(CtlStatus *s) {
+        free(s->version);
+        free(s->driver);
+        free(s->governor);
+        free(s->online_cpus);
+        strv_free(s->available_governors);
+        strv_free(s->cpu_paths);
+        for (size_t i = 0; i < s->n_haltpoll; i++)
+                free(s->haltpoll[i].name);
+        free(s->haltpoll);
+        for (size_t i = 0; i < s->n_changed; i++) {
+                free(s->changed[i].path);
+                free(s->changed[i].original);
+        }
+        free(s->changed);
+        for (size_t i = 0; i < s->n_cpus; i++)
+                cpu_done(&s->cpus[i]);
+        free(s->cpus);
+        *s = CTL_STATUS_NULL;
+}
+
+/* Grows *array (of *n elements of size bytes) by one zeroed element.
+ * Returns the new element, or NULL on -ENOMEM. */
+static void *array_append(void **array, size_t *n, size_t size) {
+        char *a = realloc(*array, (*n + 1) * size);
+
+        if (!a)
+                return NULL;
+        memset(a + *n * size, 0, size);
+        *array = a;
+        return a + (*n)++ * size;
+}
+
+/* Returns 0 and replaces *dst with a copy of src, or -ENOMEM. */
+static int strdup_replace(char **dst, const char *src) {
+        char *copy = strdup(src);
+
+        if (!copy)
+                return -ENOMEM;
+        free(*dst);
+        *dst = copy;
+        return 0;
+}
+
+static int read_haltpoll_item(sd_bus_message *m, void *userdata) {
+        CtlStatus *s = userdata;
+        const char *name;
+        uint64_t value;
+        CtlParam *p;
+        int r;
+
+        r = sd_bus_message_read(m, "st", &name, &value);
+        if (r < 0)
+                return r;
+        p = array_append((void **) &s->haltpoll, &s->n_haltpoll, sizeof(*p));
+        if (!p || !(p->name = strdup(name)))
+                return -ENOMEM;
+        p->value = value;
+        return 0;
+}
+
+/* HaltPoll a{st}; field is the CtlStatus. */
+static int parse_haltpoll(sd_bus_message *m, void *field) {
+        return ctl_bus_read_array(m, 'e', "st", read_haltpoll_item, field);
+}
+
+static int read_changed_item(sd_bus_message *m, void *userdata) {
+        CtlStatus *s = userdata;
+        const char *path, *original;
+        CtlChange *ch;
+        int r;
+
+        r = sd_bus_message_read(m, "ss", &path, &original);
+        if (r < 0)
+                return r;
+        ch = array_append((void **) &s->changed, &s->n_changed, sizeof(*ch));
+        if (!ch || !(ch->path = strdup(path)) || !(ch->original = strdup(original)))
+                return -ENOMEM;
+        return 0;
+}
+
+/* Changed a(ss); field is the CtlStatus. */
+static int parse_changed(sd_bus_message *m, void *field) {
+        return ctl_bus_read_array(m, 'r', "ss", read_changed_item, field);
+}
+
+/* The map's offset 0 entries (HaltPoll, Changed; States, Counters, Rates
+ * below) receive the whole struct. */
+static const PropMap manager_map[] = {
+        { "Version", "s", prop_parse_string, offsetof(CtlStatus, version) },
+        { "Driver", "s", prop_parse_string, offsetof(CtlStatus, driver) },
+        { "Governor", "s", prop_parse_string, offsetof(CtlStatus, governor) },
+        { "AvailableGovernors", "as", prop_parse_strv, offsetof(CtlStatus, available_governors) },
+        { "CPUs", "ao", prop_parse_strv, offsetof(CtlStatus, cpu_paths) },
+        { "OnlineCPUs", "s", prop_parse_string, offsetof(CtlStatus, online_cpus) },
+        { "TickUSec", "t", prop_parse_u64, offsetof(CtlStatus, tick_usec) },
+        { "HaltPoll", "a{st}", parse_haltpoll, 0 },
+        { "Changed", "a(ss)", parse_changed, 0 },
+        {}
+};
+
+int ctl_fetch_manager(Ctl *c, CtlStatus *s) {
+        CtlErrorContext ctx = CTL_ERROR_CONTEXT("read the daemon's properties");
+
+        return ctl_bus_get_all(c, &ctx, IDLEPOLICY_MANAGER_PATH, IDLEPOLICY_MANAGER_IFACE,
+                               manager_map, s);
+}
+
+/* Returns the state with this index, appending it if new; NULL on -ENOMEM. */
+static CtlState *cpu_state_get(CtlCpu *cpu, uint32_t index) {
+        CtlState *st;
+
+        for (size_t i = 0; i < cpu->n_states; i++)
+                if (cpu->states[i].index == index)
+                        return &cpu->states[i];
+        st = array_append((void **) &cpu->states, &cpu->n_states, sizeof(*st));
+        if (st)
+                st->index = index;
+        return st;
+}
+
+static int read_state_item(sd_bus_message *m, void *userdata) {
+        const char *name, *desc;
+        uint32_t index;
+        uint64_t latency, residency;
+        int disabled, default_enabled, r;
+        CtlState *st;
+
+        r = sd_bus_message_read(m, "ussttbb", &index, &name, &desc, &latency, &residency,
+                                &disabled, &default_enabled);
+        if (r < 0)
+                return r;
+        st = cpu_state_get(userdata, index);
+        if (!st || strdup_replace(&st->name, name) < 0 || strdup_replace(&st->desc, desc) < 0)
+                return -ENOMEM;
+        st->latency_us = latency;
+        st->residency_us = residency;
+        st->disabled = disabled;
+        st->default_enabled = default_enabled;
+        return 0;
+}
+
+/* States a(ussttbb); field is the CtlCpu. */
+static int parse_states(sd_bus_message *m, void *field) {
+        return ctl_bus_read_array(m, 'r', "ussttbb", read_state_item, field);
+}
+
+static int read_counters_item(sd_bus_message *m, void *userdata) {
+        uint32_t index;
+        CtlState *st;
+        uint64_t v[5];
+        int r;
+
+        r = sd_bus_message_read(m, "uttttt", &index, &v[0], &v[1], &v[2], &v[3], &v[4]);
+        if (r < 0)
+                return r;
+        st = cpu_state_get(userdata, index);
+        if (!st)
+                return -ENOMEM;
+        st->has_counters = true;
+        st->usage = v[0];
+        st->time_us = v[1];
+        st->above = v[2];
+        st->below = v[3];
+        st->rejected = v[4];
+        return 0;
+}
+
+/* Counters a(uttttt); field is the CtlCpu. */
+static int parse_counters(sd_bus_message *m, void *field) {
+        return ctl_bus_read_array(m, 'r', "uttttt", read_counters_item, field);
+}
+
+static int read_rates_item(sd_bus_message *m, void *userdata) {
+        uint32_t index;
+        CtlState *st;
+        double v[5];
+        int r;
+
+        r = sd_bus_message_read(m, "uddddd", &index, &v[0], &v[1], &v[2], &v[3], &v[4]);
+        if (r < 0)
+                return r;
+        st = cpu_state_get(userdata, index);
+        if (!st)
+                return -ENOMEM;
+        st->has_rates = true;
+        st->entries_per_s = v[0];
+        st->usage_share_pct = v[1];
+        st->time_share_pct = v[2];
+        st->too_deep_pct = v[3];
+        st->too_shallow_pct = v[4];
+        return 0;
+}
+
+/* Rates a(uddddd); field is the CtlCpu. */
+static int parse_rates(sd_bus_message *m, void *field) {
+        return ctl_bus_read_array(m, 'r', "uddddd", read_rates_item, field);
+}
+
+static const PropMap cpu_map[] = {
+        { "Index", "u", prop_parse_u32, offsetof(CtlCpu, index) },
+        { "Online", "b", prop_parse_bool, offsetof(CtlCpu, online) },
+        { "Package", "i", prop_parse_i32, offsetof(CtlCpu, package) },
+        { "Die", "i", prop_parse_i32, offsetof(CtlCpu, die) },
+        { "Core", "i", prop_parse_i32, offsetof(CtlCpu, core) },
+        { "Siblings", "s", prop_parse_string, offsetof(CtlCpu, siblings) },
+        { "ResumeLatencyUSec", "u", prop_parse_u32, offsetof(CtlCpu, resume_latency_us) },
+        { "Util", "d", prop_parse_double, offsetof(CtlCpu, util) },
+        { "TimerWakeups", "d", prop_parse_double, offsetof(CtlCpu, timer_wakeups) },
+        { "OtherWakeups", "d", prop_parse_double, offsetof(CtlCpu, other_wakeups) },
+        { "States", "a(ussttbb)", parse_states, 0 },
+        { "Counters", "a(uttttt)", parse_counters, 0 },
+        { "Rates", "a(uddddd)", parse_rates, 0 },
+        {}
+};
+
+static int state_compare(const void *a, const void *b) {
+        const CtlState *x = a, *y = b;
+
+        return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cpu_compare(const void *a, const void *b) {
+        const CtlCpu *x = a, *y = b;
+
+        return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Reads the CPU object at path into a new element of s->cpus.  Returns 0
+ * or a negative errno (printed). */
+static int fetch_cpu(Ctl *c, CtlStatus *s, const char *path) {
+        CtlErrorContext ctx = CTL_ERROR_CONTEXT("read a CPU's properties");
+        CtlCpu *cpu = array_append((void **) &s->cpus, &s->n_cpus, sizeof(*cpu));
+        int r;
+
+        if (!cpu)
+                return ctl_error_print(NULL, -ENOMEM, &ctx, c->json);
+        *cpu = (CtlCpu) { .package = -1, .die = -1, .core = -1, .util = -1,
+                          .timer_wakeups = -1, .other_wakeups = -1 };
+        r = ctl_bus_get_all(c, &ctx, path, IDLEPOLICY_CPU_IFACE, cpu_map, cpu);
+        if (r < 0)
+                return r;
+        if (cpu->n_states > 0)
+                qsort(cpu->states, cpu->n_states, sizeof(CtlState), state_compare);
+        return 0;
+}
+
+int ctl_fetch_cpus(Ctl *c, CtlStatus *s) {
+        int r;
+
+        for (char **p = s->cpu_paths; p && *p; p++) {
+                r = fetch_cpu(c, s, *p);
+                if (r < 0)
+                        return r;
+        }
+        if (s->n_cpus > 0)
+                qsort(s->cpus, s->n_cpus, sizeof(CtlCpu), cpu_compare);
+        return 0;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl-format.h"
+#include "fileio.h"
+
+int ctl_parse_latency(const char *s, uint32_t *ret) {
+        if (strcmp(s, "n/a") == 0) {
+                *ret = UINT32_MAX;
+                return 0;
+        }
+        return parse_u32(s, ret);
+}
+
+int ctl_parse_cpus(const char *s, bool *ret_all, CpuSet *ret, ErrorInfo *e) {
+        CpuSet set;
+        int r;
+
+        if (!s || strcmp(s, "all") == 0) {
+                *ret_all = true;
+                return 0;
+        }
+        r = cpuset_parse(s, &set, e);
+        if (r < 0)
+                return r;
+        if (cpuset_count(&set) == 0)
+                return errinfo_set(e, -EINVAL, "empty CPU list");
+        *ret_all = false;
+        *ret = set;
+        return 0;
+}
+
+int ctl_parse_state_action(const char *s, bool *ret_disable) {
+        if (strcmp(s, "enable") == 0)
+                *ret_disable = false;
+        else if (strcmp(s, "disable") == 0)
+                *ret_disable = true;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+bool ctl_value_known(double value) {
+        return isfinite(value) && value >= 0;
+}
+
+const char *ctl_format_latency(uint32_t usec, char *buf, size_t size) {
+        if (usec == 0)
+                snprintf(buf, size, "no constraint");
+        else if (usec == UINT32_MAX)
+                snprintf(buf, size, "n/a");
+        else
+                snprintf(buf, size, "%" PRIu32 "us", usec);
+        return buf;
+}
+
+/* Formats value/unit with at most one decimal, dropping ".0". */
+static void format_scaled(uint64_t value, uint64_t unit, const char *suffix, char *buf, size_t size) {
+        uint64_t tenths = (value % unit) * 10 / unit;
+
+        if (tenths == 0)
+                snprintf(buf, size, "%" PRIu64 "%s", value / unit, suffix);
+        else
+                snprintf(buf, size, "%" PRIu64 ".%" PRIu64 "%s", value / unit, tenths, suffix);
+}
+
+const char *ctl_format_usec(uint64_t usec, char *buf, size_t size) {
+        if (usec >= 60 * 1000000ULL && usec % (60 * 1000000ULL) == 0)
+                format_scaled(usec, 60 * 1000000ULL, "min", buf, size);
+        else if (usec >= 1000000ULL)
+                format_scaled(usec, 1000000ULL, "s", buf, size);
+        else if (usec >= 1000ULL)
+                format_scaled(usec, 1000ULL, "ms", buf, size);
+        else
+                snprintf(buf, size, "%" PRIu64 "us", usec);
+        return buf;
+}
+
+/* Formats a measurement with one decimal and unit, or "-" when unknown. */
+static const char *format_measurement(double value, const char *unit, char *buf, size_t size) {
+        if (!ctl_value_known(value))
+                snprintf(buf, size, "-");
+        else
+                snprintf(buf, size, "%.1f%s", value, unit);
+        return buf;
+}
+
+const char *ctl_format_percent(double value, char *buf, size_t size) {
+        return format_measurement(value, "%", buf, size);
+}
+
+const char *ctl_format_rate(double value, char *buf, size_t size) {
+        return format_measurement(value, "", buf, size);
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "ctl-format.h"
+#include "ctl-json.h"
+#include "ctl-util.h"
+
+static void ctl_json_decrefp(json_t **j) {
+        json_decref(*j);
+}
+#define _cleanup_json_ _cleanup_(ctl_json_decrefp)
+
+/* Prints j (a new reference, NULL = out of memory) and drops it; a failure
+ * is reported on stderr.  Returns 0 or -ENOMEM / -EIO. */
+static int print_and_drop(json_t *j) {
+        _cleanup_json_ json_t *owned = j;
+
+        if (!owned) {
+                fprintf(stderr, "idlepolicyctl: failed to build the JSON output: %s\n", strerror(ENOMEM));
+                return -ENOMEM;
+        }
+        if (json_dumpf(owned, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) < 0 ||
+            fputc('\n', stdout) == EOF || fflush(stdout) == EOF) {
+                fprintf(stderr, "idlepolicyctl: failed to write the JSON output: %s\n", strerror(EIO));
+                return -EIO;
+        }
+        return 0;
+}
+
+/* Returns a number, or null for an unknown measurement (< 0, NaN). */
+static json_t *measurement(double v) {
+        return ctl_value_known(v) ? json_real(v) : json_null();
+}
+
+/* Builds one array element from element i of base. */
+typedef json_t *(*ItemToJson)(const void *base, size_t i);
+
+/* Returns an array of n elements built by item, or NULL on -ENOMEM. */
+static json_t *array_to_json(const void *base, size_t n, ItemToJson item) {
+        json_t *a = json_array();
+
+        for (size_t i = 0; a && i < n; i++)
+                if (json_array_append_new(a, item(base, i)) < 0) {
+                        json_decref(a);
+                        return NULL;
+                }
+        return a;
+}
+
+static json_t *string_item(const void *base, size_t i) {
+        return json_string(((char * const *) base)[i]);
+}
+
+/* Returns a JSON array of the strings of l (empty for NULL), or NULL on -ENOMEM. */
+static json_t *strv_to_json(char * const *l) {
+        return array_to_json(l, strv_length(l), string_item);
+}
+
+static json_t *counters_to_json(const CtlState *st) {
+        if (!st->has_counters)
+                return json_null();
+        return json_pack("{s:I, s:I, s:I, s:I, s:I}",
+                         "usage", (json_int_t) st->usage, "time_us", (json_int_t) st->time_us,
+                         "above", (json_int_t) st->above, "below", (json_int_t) st->below,
+                         "rejected", (json_int_t) st->rejected);
+}
+
+static json_t *rates_to_json(const CtlState *st) {
+        if (!st->has_rates)
+                return json_null();
+        return json_pack("{s:o, s:o, s:o, s:o, s:o}",
+                         "entries_per_s", measurement(st->entries_per_s),
+                         "usage_share_pct", measurement(st->usage_share_pct),
+                         "time_share_pct", measurement(st->time_share_pct),
+                         "too_deep_pct", measurement(st->too_deep_pct),
+                         "too_shallow_pct", measurement(st->too_shallow_pct));
+}
+
+static json_t *state_to_json(const CtlState *st) {
+        return json_pack("{s:I, s:s?, s:s?, s:I, s:I, s:b, s:b, s:o, s:o}",
+                         "index", (json_int_t) st->index, "name", st->name, "desc", st->desc,
+                         "latency_us", (json_int_t) st->latency_us,
+                         "residency_us", (json_int_t) st->residency_us,
+                         "disabled", st->disabled, "enabled_by_default", st->default_enabled,
+                         "counters", counters_to_json(st), "rates", rates_to_json(st));
+}
+
+static json_t *state_item(const void *base, size_t i) {
+        return state_to_json(&((const CtlCpu *) base)->states[i]);
+}
+
+static json_t *cpu_to_json(const CtlCpu *cpu) {
+        return json_pack("{s:I, s:b, s:i, s:i, s:i, s:s?, s:I, s:o, s:o, s:o, s:o}",
+                         "index", (json_int_t) cpu->index, "online", cpu->online,
+                         "package", (int) cpu->package, "die", (int) cpu->die, "core", (int) cpu->core,
+                         "siblings", cpu->siblings,
+                         "resume_latency_us", (json_int_t) cpu->resume_latency_us,
+                         "util", measurement(cpu->util),
+                         "timer_wakeups_per_s", measurement(cpu->timer_wakeups),
+                         "other_wakeups_per_s", measurement(cpu->other_wakeups),
+                         "states", array_to_json(cpu, cpu->n_states, state_item));
+}
+
+static json_t *haltpoll_to_json(const CtlStatus *s) {
+        json_t *o = json_object();
+
+        for (size_t i = 0; o && i < s->n_haltpoll; i++)
+                if (json_object_set_new(o, s->haltpoll[i].name,
+                                        json_integer((json_int_t) s->haltpoll[i].value)) < 0) {
+                        json_decref(o);
+                        return NULL;
+                }
+        return o;
+}
+
+static json_t *change_item(const void *base, size_t i) {
+        const CtlChange *ch = &((const CtlStatus *) base)->changed[i];
+
+        return json_pack("{s:s, s:s}", "path", ch->path, "original", ch->original);
+}
+
+static json_t *cpu_item(const void *base, size_t i) {
+        return cpu_to_json(&((const CtlStatus *) base)->cpus[i]);
+}
+
+int ctl_json_print_status(const CtlStatus *s) {
+        return print_and_drop(json_pack(
+                "{s:s?, s:s?, s:s?, s:o, s:s?, s:I, s:o, s:o, s:o}",
+                "version", s->version, "driver", s->driver, "governor", s->governor,
+                "available_governors", strv_to_json(s->available_governors),
+                "online_cpus", s->online_cpus, "tick_us", (json_int_t) s->tick_usec,
+                "haltpoll", haltpoll_to_json(s), "changed", array_to_json(s, s->n_changed, change_item),
+                "cpus", array_to_json(s, s->n_cpus, cpu_item)));
+}
+
+int ctl_json_print_governor(const CtlStatus *s, const char *previous) {
+        json_t *j = json_pack("{s:s?, s:o}", "governor", s->governor,
+                              "available_governors", strv_to_json(s->available_governors));
+
+        if (j && previous && json_object_set_new(j, "previous", json_string(previous)) < 0) {
+                json_decref(j);
+                j = NULL;
+        }
+        return print_and_drop(j);
+}
+
+int ctl_json_print_state(const char *state, bool disabled, const char *cpus) {
+        return print_and_drop(json_pack("{s:s, s:b, s:s}", "state", state, "disabled", disabled,
+                                        "cpus", cpus));
+}
+
+int ctl_json_print_resume_latency(uint32_t usec, const char *cpus) {
+        return print_and_drop(json_pack("{s:I, s:s}", "resume_latency_us", (json_int_t) usec,
+                                        "cpus", cpus));
+}
+
+int ctl_json_print_restored(const CtlStatus *before) {
+        return print_and_drop(json_pack("{s:o}", "restored",
+                                        array_to_json(before, before->n_changed, change_item)));
+}
+
+int ctl_json_print_error(const char *name, const char *message) {
+        return print_and_drop(json_pack("{s:{s:s?, s:s}}", "error", "name", name, "message", message));
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* --json output: every command's result as one JSON object on stdout (keys
+ * documented in idlepolicyctl(1)).  Unknown measurements are null.  Each
+ * printer returns 0, or -ENOMEM when the object could not be built. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctl-model.h"
+
+/* {"version": ..., "cpus": [...]}: the Manager and every CPU. */
+int ctl_json_print_status(const CtlStatus *s);
+/* {"governor": ..., "available_governors": [...]}, plus "previous" when set. */
+int ctl_json_print_governor(const CtlStatus *s, const char *previous);
+/* {"state": ..., "disabled": ..., "cpus": "0-3" or "all"}. */
+int ctl_json_print_state(const char *state, bool disabled, const char *cpus);
+/* {"resume_latency_us": ..., "cpus": ...}; 4294967295 = n/a as on the bus. */
+int ctl_json_print_resume_latency(uint32_t usec, const char *cpus);
+/* {"restored": [{"path": ..., "original": ...}, ...]}. */
+int ctl_json_print_restored(const CtlStatus *before);
+/* {"error": {"name": ... or null, "message": ...}}. */
+int ctl_json_print_error(const char *name, const char *message);

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What idlepolicyctl knows about the daemon after reading its properties:
+ * the Manager and, for status, every CPU object with its states.  Filled by
+ * ctl-fetch.c, shown by ctl-status.c (table) and ctl-json.c (JSON). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl.h"
+
+#define CTL_LATENCY_NA UINT32_MAX   /* ResumeLatencyUSec "n/a" */
+
+typedef struct CtlState {
+        uint32_t index;
+        char *name;                 /* NULL if the States property lacked it */
+        char *desc;
+        uint64_t latency_us;        /* exit latency */
+        uint64_t residency_us;      /* target residency */
+        bool disabled;
+        bool default_enabled;
+        bool has_counters;          /* from Counters */
+        uint64_t usage, time_us, above, below, rejected;
+        bool has_rates;             /* from Rates */
+        double entries_per_s, usage_share_pct, time_share_pct, too_deep_pct, too_shallow_pct;
+} CtlState;
+
+typedef struct CtlCpu {
+        uint32_t index;
+        bool online;
+        int32_t package, die, core;  /* -1 unknown */
+        char *siblings;
+        uint32_t resume_latency_us;  /* CTL_LATENCY_NA = n/a */
+        double util;                 /* < 0 unknown */
+        double timer_wakeups, other_wakeups;
+        CtlState *states;            /* sorted by index */
+        size_t n_states;
+} CtlCpu;
+
+typedef struct CtlParam {
+        char *name;
+        uint64_t value;
+} CtlParam;
+
+typedef struct CtlChange {
+        char *path;                  /* relative to the daemon's root */
+        char *original;
+} CtlChange;
+
+typedef struct CtlStatus {
+        char *version, *driver, *governor, *online_cpus;
+        char **available_governors;
+        char **cpu_paths;
+        uint64_t tick_usec;
+        CtlParam *haltpoll;
+        size_t n_haltpoll;
+        CtlChange *changed;
+        size_t n_changed;
+        CtlCpu *cpus;
+        size_t n_cpus;
+} CtlStatus;
+
+#define CTL_STATUS_NULL ((CtlStatus) {})
+
+/* Frees everything s owns and resets it to CTL_STATUS_NULL. */
+void ctl_status_done(CtlStatus *s);
+
+/* Reads the Manager's properties into s.  Prints the failure.  Returns 0 or
+ * a negative errno. */
+int ctl_fetch_manager(Ctl *c, CtlStatus *s);
+
+/* Reads every CPU object listed in s->cpu_paths into s->cpus.  Prints the
+ * failure.  Returns 0 or a negative errno. */
+int ctl_fetch_cpus(Ctl *c, CtlStatus *s);

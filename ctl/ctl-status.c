@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl-format.h"
+#include "ctl-json.h"
+#include "ctl-model.h"
+
+#define LABEL "%-13s"
+
+static void print_governor(const CtlStatus *s) {
+        printf(LABEL "%s", "Governor:", s->governor ? s->governor : "?");
+        if (s->available_governors && s->available_governors[0]) {
+                printf(" (available:");
+                for (char **g = s->available_governors; *g; g++)
+                        printf(" %s", *g);
+                printf(")");
+        }
+        printf("\n");
+}
+
+static void print_haltpoll(const CtlStatus *s) {
+        for (size_t i = 0; i < s->n_haltpoll; i++)
+                printf(LABEL "%s=%llu\n", i == 0 ? "HaltPoll:" : "", s->haltpoll[i].name,
+                       (unsigned long long) s->haltpoll[i].value);
+}
+
+static void print_changed(const CtlStatus *s) {
+        if (s->n_changed == 0) {
+                printf(LABEL "nothing\n", "Changed:");
+                return;
+        }
+        printf(LABEL "%zu knob%s ('idlepolicyctl restore' puts %s back)\n", "Changed:",
+               s->n_changed, s->n_changed == 1 ? "" : "s", s->n_changed == 1 ? "it" : "them");
+        for (size_t i = 0; i < s->n_changed; i++)
+                printf(LABEL "%s (was %s)\n", "", s->changed[i].path, s->changed[i].original);
+}
+
+static void print_manager(const CtlStatus *s) {
+        char tick[32];
+
+        printf(LABEL "%s\n", "Daemon:", s->version ? s->version : "?");
+        printf(LABEL "%s\n", "Driver:", s->driver && s->driver[0] ? s->driver : "none");
+        print_governor(s);
+        printf(LABEL "%s\n", "Online CPUs:", s->online_cpus ? s->online_cpus : "?");
+        printf(LABEL "%s\n", "Tick:", ctl_format_usec(s->tick_usec, tick, sizeof(tick)));
+        print_haltpoll(s);
+        print_changed(s);
+}
+
+static void print_cpu_header(const CtlCpu *cpu) {
+        char util[16], timer[32], other[32], latency[32];
+
+        printf("\nCPU %u: %s", cpu->index, cpu->online ? "online" : "offline");
+        if (!cpu->online) {
+                printf("\n");
+                return;
+        }
+        printf(", util %s, wakeups/s %s timer + %s other, resume latency %s\n",
+               ctl_format_percent(cpu->util >= 0 ? cpu->util * 100 : -1, util, sizeof(util)),
+               ctl_format_rate(cpu->timer_wakeups, timer, sizeof(timer)),
+               ctl_format_rate(cpu->other_wakeups, other, sizeof(other)),
+               ctl_format_latency(cpu->resume_latency_us, latency, sizeof(latency)));
+}
+
+/* Returns the width of the NAME column for cpu. */
+static int name_width(const CtlCpu *cpu) {
+        size_t w = strlen("NAME");
+
+        for (size_t i = 0; i < cpu->n_states; i++)
+                if (cpu->states[i].name && strlen(cpu->states[i].name) > w)
+                        w = strlen(cpu->states[i].name);
+        return (int) w;
+}
+
+#define ROW "  %2s  %-*s  %9s  %9s  %-7s  %6s  %6s  %8s  %11s\n"
+
+/* Prints one state row.  Returns true if its enabled bit is not the default. */
+static bool print_state(const CtlState *st, int width) {
+        char index[16], exit[32], res[32], enabled[8], usage[16], time[16], deep[16], shallow[16];
+        bool changed = st->disabled == st->default_enabled;
+        double none = -1;
+
+        snprintf(index, sizeof(index), "%u", st->index);
+        snprintf(enabled, sizeof(enabled), "%s%s", st->disabled ? "no" : "yes", changed ? "*" : "");
+        printf(ROW, index, width, st->name ? st->name : "?",
+               ctl_format_usec(st->latency_us, exit, sizeof(exit)),
+               ctl_format_usec(st->residency_us, res, sizeof(res)), enabled,
+               ctl_format_percent(st->has_rates ? st->usage_share_pct : none, usage, sizeof(usage)),
+               ctl_format_percent(st->has_rates ? st->time_share_pct : none, time, sizeof(time)),
+               ctl_format_percent(st->has_rates ? st->too_deep_pct : none, deep, sizeof(deep)),
+               ctl_format_percent(st->has_rates ? st->too_shallow_pct : none, shallow, sizeof(shallow)));
+        return changed;
+}
+
+/* Prints cpu's header and state table.  Returns true if a state's enabled
+ * bit is not the kernel's default. */
+static bool print_cpu(const CtlCpu *cpu) {
+        int width = name_width(cpu);
+        bool changed = false;
+
+        print_cpu_header(cpu);
+        if (cpu->n_states == 0)
+                return false;
+        printf(ROW, "#", width, "NAME", "EXIT LAT", "RESIDENCY", "ENABLED", "USAGE", "TIME",
+               "TOO DEEP", "TOO SHALLOW");
+        for (size_t i = 0; i < cpu->n_states; i++)
+                changed |= print_state(&cpu->states[i], width);
+        return changed;
+}
+
+int ctl_cmd_status(Ctl *c, char **args) {
+        _cleanup_(ctl_status_done) CtlStatus s = CTL_STATUS_NULL;
+        bool changed = false;
+
+        if (ctl_fetch_manager(c, &s) < 0 || ctl_fetch_cpus(c, &s) < 0)
+                return CTL_EXIT_FAILURE;
+        if (c->json)
+                return ctl_json_print_status(&s) < 0 ? CTL_EXIT_FAILURE : CTL_EXIT_OK;
+        print_manager(&s);
+        for (size_t i = 0; i < s.n_cpus; i++)
+                changed |= print_cpu(&s.cpus[i]);
+        if (changed)
+                printf("\n* not the kernel's default\n");
+        return CTL_EXIT_OK;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* idlepolicyctl: the shared context and the commands.  Every command prints
+ * its own result (human text, or JSON with --json) and its own errors, and
+ * returns the process exit status. */
+
+#include <stdbool.h>
+
+#include <systemd/sd-bus.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+
+enum {
+        CTL_EXIT_OK = 0,
+        CTL_EXIT_FAILURE = 1,   /* the call failed, or the bus did */
+        CTL_EXIT_USAGE = 2,     /* bad command line */
+};
+
+typedef struct Ctl {
+        sd_bus *bus;            /* opened by ctl_bus_open() on first use */
+        bool json;              /* --json */
+        bool ask_password;      /* allow interactive polkit authorisation */
+        const char *cpu_list;   /* --cpu LIST; NULL = all online CPUs */
+} Ctl;
+
+#define CTL_NULL { .ask_password = true }
+
+/* The commands.  args are the words after the command name, already counted
+ * against the command's minimum and maximum.  Return a CTL_EXIT_* value. */
+int ctl_cmd_status(Ctl *c, char **args);
+int ctl_cmd_governor(Ctl *c, char **args);
+int ctl_cmd_state(Ctl *c, char **args);
+int ctl_cmd_resume_latency(Ctl *c, char **args);
+int ctl_cmd_restore(Ctl *c, char **args);
+
+/* Prints "idlepolicyctl: <message>" and the --help hint to stderr.
+ * Returns CTL_EXIT_USAGE. */
+int ctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

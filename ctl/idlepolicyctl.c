@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* idlepolicyctl: command line, dispatch to the commands in ctl-*.c. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "build-config.h"
+#include "ctl.h"
+
+typedef struct Verb {
+        const char *name;
+        unsigned min_args, max_args;
+        bool takes_cpu;              /* accepts --cpu */
+        int (*run)(Ctl *c, char **args);
+} Verb;
+
+static const Verb verbs[] = {
+        { "status",         0, 0, false, ctl_cmd_status },
+        { "governor",       0, 1, false, ctl_cmd_governor },
+        { "state",          2, 2, true,  ctl_cmd_state },
+        { "resume-latency", 1, 1, true,  ctl_cmd_resume_latency },
+        { "restore",        0, 0, false, ctl_cmd_restore },
+};
+
+enum {
+        ARG_VERSION = 0x100,
+        ARG_JSON,
+        ARG_NO_ASK_PASSWORD,
+};
+
+static void help(void) {
+        printf("Usage: idlepolicyctl [OPTIONS] COMMAND [ARGS]\n"
+               "\n"
+               "Query and steer idlepolicyd, the cpuidle policy daemon.\n"
+               "\n"
+               "Commands:\n"
+               "  status                         per-CPU idle states, shares, misses, wakeups (default)\n"
+               "  governor [NAME]                show the cpuidle governor, or switch to NAME\n"
+               "  state enable|disable STATE     enable/disable an idle state (by name or index)\n"
+               "  resume-latency USEC|n/a        set the PM QoS resume latency (0 = no constraint)\n"
+               "  restore                        put every knob the daemon changed back\n"
+               "\n"
+               "Options:\n"
+               "  -c --cpu=LIST                  CPUs for state/resume-latency: \"0-3,5\" or \"all\"\n"
+               "                                 (default: all online CPUs)\n"
+               "     --json                      print machine-readable JSON\n"
+               "     --no-ask-password           do not ask for polkit authentication\n"
+               "  -h --help                      show this help\n"
+               "     --version                   show the version\n"
+               "\n"
+               "See idlepolicyctl(1).\n");
+}
+
+int ctl_usage_error(const char *fmt, ...) {
+        va_list ap;
+
+        fputs("idlepolicyctl: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputs("\nTry 'idlepolicyctl --help' for more information.\n", stderr);
+        return CTL_EXIT_USAGE;
+}
+
+/* Parses the options into c.  Returns -1 to go on, or an exit status. */
+static int parse_argv(int argc, char **argv, Ctl *c) {
+        static const struct option options[] = {
+                { "cpu",             required_argument, NULL, 'c' },
+                { "json",            no_argument,       NULL, ARG_JSON },
+                { "no-ask-password", no_argument,       NULL, ARG_NO_ASK_PASSWORD },
+                { "help",            no_argument,       NULL, 'h' },
+                { "version",         no_argument,       NULL, ARG_VERSION },
+                {}
+        };
+        int opt;
+
+        opterr = 0;
+        while ((opt = getopt_long(argc, argv, ":c:h", options, NULL)) >= 0)
+                switch (opt) {
+                case 'c': c->cpu_list = optarg; break;
+                case ARG_JSON: c->json = true; break;
+                case ARG_NO_ASK_PASSWORD: c->ask_password = false; break;
+                case 'h': help(); return CTL_EXIT_OK;
+                case ARG_VERSION: printf("idlepolicyctl %s\n", PACKAGE_VERSION); return CTL_EXIT_OK;
+                case ':': return ctl_usage_error("option '%s' needs an argument", argv[optind - 1]);
+                default: return ctl_usage_error("unknown option '%s'", argv[optind - 1]);
+                }
+        return -1;
+}
+
+static const Verb *verb_find(const char *name) {
+        for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+                if (strcmp(verbs[i].name, name) == 0)
+                        return &verbs[i];
+        return NULL;
+}
+
+/* Checks the words after the command against v.  Returns 0 or CTL_EXIT_USAGE. */
+static int verb_check(const Verb *v, const Ctl *c, int n_args) {
+        if (c->cpu_list && !v->takes_cpu)
+                return ctl_usage_error("'%s' does not take --cpu", v->name);
+        if ((unsigned) n_args < v->min_args)
+                return ctl_usage_error("'%s' needs %u argument%s", v->name, v->min_args,
+                                       v->min_args == 1 ? "" : "s");
+        if ((unsigned) n_args > v->max_args)
+                return ctl_usage_error("too many arguments for '%s'", v->name);
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        Ctl c = CTL_NULL;
+        const Verb *v;
+        int r;
+
+        r = parse_argv(argc, argv, &c);
+        if (r >= 0)
+                return r;
+        v = verb_find(optind < argc ? argv[optind] : "status");
+        if (!v)
+                return ctl_usage_error("unknown command '%s'", argv[optind]);
+        r = verb_check(v, &c, optind < argc ? argc - optind - 1 : 0);
+        if (r != 0)
+                return r;
+        r = v->run(&c, optind < argc ? argv + optind + 1 : argv + argc);
+        sd_bus_flush_close_unref(c.bus);
+        return r;
+}

@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# idlepolicyctl without a daemon: help, version, usage errors (exit 2), no
+# bus / no daemon (exit 1, clear message).  Usage: test-ctl-cli.sh CTL VERSION
+set -u
+ctl=$1
+version=$2
+tmp=$(mktemp -d)
+bus_pid=
+trap 'test -n "$bus_pid" && kill "$bus_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+n=0
+failed=0
+
+# expect EXIT PATTERN ARGS...: runs ctl, checks the exit status and that
+# stdout+stderr contain PATTERN (grep -E).
+expect() {
+        want=$1 pattern=$2
+        shift 2
+        n=$((n + 1))
+        "$ctl" "$@" >"$tmp/out" 2>&1
+        got=$?
+        if [ "$got" -ne "$want" ] || ! grep -Eq -- "$pattern" "$tmp/out"; then
+                echo "not ok $n - idlepolicyctl $* (exit $got, want $want, /$pattern/)"
+                sed 's/^/#   /' "$tmp/out"
+                failed=$((failed + 1))
+        else
+                echo "ok $n - idlepolicyctl $*"
+        fi
+}
+
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$tmp/no-such-socket"
+
+expect 0 '^Usage: idlepolicyctl' --help
+expect 0 "^idlepolicyctl $version\$" --version
+expect 2 "unknown command 'frobnicate'" frobnicate
+expect 2 "unknown option '--bogus'" --bogus status
+expect 2 "option '--cpu' needs an argument" state disable POLL --cpu
+expect 2 "'state' needs 2 arguments" state disable
+expect 2 "too many arguments for 'status'" status extra
+expect 2 "'governor' does not take --cpu" governor --cpu 1
+expect 2 "unknown action 'toggle'" state toggle POLL
+expect 2 "invalid CPU list '1-x'" state disable POLL --cpu 1-x
+expect 2 "invalid CPU list ''" resume-latency 5 --cpu ''
+expect 2 "invalid resume latency 'soon'" resume-latency soon
+expect 1 'cannot connect to the system bus \(unix:path=.*no-such-socket\)' status
+expect 1 '"message": "cannot connect to the system bus' --json governor
+
+# A bus without the daemon (and without activation): "not running".
+if command -v dbus-daemon >/dev/null 2>&1; then
+        cat >"$tmp/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$tmp/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+  </policy>
+</busconfig>
+CONF
+        dbus-daemon --config-file="$tmp/bus.conf" --nofork --nopidfile --nosyslog >"$tmp/bus.log" 2>&1 &
+        bus_pid=$!
+        i=0
+        while [ ! -S "$tmp/bus" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+        export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$tmp/bus"
+        expect 1 'idlepolicyd is not running .*\(org\.freedesktop\.DBus\.Error\.ServiceUnknown\)' status
+        expect 1 '"name": "org\.freedesktop\.DBus\.Error\.ServiceUnknown"' --json state disable POLL --cpu 0
+else
+        echo "# dbus-daemon missing: skipping the not-running checks"
+fi
+
+echo "1..$n"
+echo "$((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]

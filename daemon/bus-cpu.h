@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* org.idlepolicy.IdlePolicy1.CPU on /org/idlepolicy/IdlePolicy1/cpu/N, one
+ * object per present CPU (a fallback vtable and a node enumerator). */
+
+#define BUS_CPU_INTERFACE "org.idlepolicy.IdlePolicy1.CPU"
+#define BUS_CPU_PREFIX "/org/idlepolicy/IdlePolicy1/cpu"
+
+typedef struct Manager Manager;
+
+/* Adds the CPU objects to m->bus.  Returns 0 or a negative errno. */
+int bus_cpu_register(Manager *m);
+
+/* Formats the object path of cpu into buf.  Returns buf. */
+char *bus_cpu_path(unsigned cpu, char buf[static 64]);

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The named D-Bus errors of org.idlepolicy.IdlePolicy1 and the errno each
+ * one stands for inside the daemon (enforce.h returns these). */
+
+#include <errno.h>
+#include <systemd/sd-bus.h>
+
+#include "errinfo.h"
+
+#define BUS_ERROR_PREFIX             "org.idlepolicy.IdlePolicy1.Error."
+#define BUS_ERROR_UNKNOWN_CPU        BUS_ERROR_PREFIX "UnknownCPU"
+#define BUS_ERROR_CPU_OFFLINE        BUS_ERROR_PREFIX "CPUOffline"
+#define BUS_ERROR_UNKNOWN_STATE      BUS_ERROR_PREFIX "UnknownState"
+#define BUS_ERROR_INVALID_LATENCY    BUS_ERROR_PREFIX "InvalidLatency"
+#define BUS_ERROR_UNKNOWN_GOVERNOR   BUS_ERROR_PREFIX "UnknownGovernor"
+#define BUS_ERROR_WRITE_FAILED       BUS_ERROR_PREFIX "WriteFailed"
+#define BUS_ERROR_ACCESS_DENIED      BUS_ERROR_PREFIX "AccessDenied"
+
+/* The errno behind each name (see enforce.h). */
+#define ERRNO_UNKNOWN_CPU      ENXIO
+#define ERRNO_CPU_OFFLINE      EHOSTDOWN
+#define ERRNO_UNKNOWN_STATE    ENOENT
+#define ERRNO_INVALID_LATENCY  ERANGE
+#define ERRNO_UNKNOWN_GOVERNOR ESRCH
+#define ERRNO_WRITE_FAILED     EIO
+#define ERRNO_ACCESS_DENIED    EACCES
+
+extern const sd_bus_error_map idlepolicy_bus_error_map[];
+
+/* Registers the map with sd-bus, so sd_bus_error_set() returns the errnos
+ * above.  Returns 0 or a negative errno. */
+int bus_error_register_map(void);
+
+/* Turns an errno from enforce.h plus its explanation into the named error.
+ * -ENOMEM and errnos outside the map are passed through unnamed.
+ * Returns the (negative) errno to return from a method handler. */
+int bus_error_from_errno(sd_bus_error *error, int r, const ErrorInfo *e);

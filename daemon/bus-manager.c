@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stddef.h>
+
+#include "build-config.h"
+#include "bus-cpu.h"
+#include "bus-error.h"
+#include "bus-manager.h"
+#include "manager.h"
+
+/* Loads the cpuidle files; a system without cpuidle gives an empty one.
+ * Returns 0 or a negative errno with error set. */
+static int load_system(Manager *m, CpuidleSystem *ret, sd_bus_error *error) {
+        ErrorInfo e = {};
+        int r = cpuidle_system_load(m->root_fd, ret, &e);
+
+        if (r == -ENOENT) {
+                *ret = (CpuidleSystem) {};
+                return 0;
+        }
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_IO_ERROR, "%s", e.message);
+        return 0;
+}
+
+static int property_get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
+}
+
+static int property_get_system_string(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                      sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        CpuidleSystem sys;
+        int r = load_system(userdata, &sys, error);
+
+        if (r < 0)
+                return r;
+        return sd_bus_message_append(reply, "s", property[0] == 'D' ? sys.driver : sys.governor);
+}
+
+static int property_get_available_governors(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                            sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        CpuidleSystem sys;
+        int r = load_system(userdata, &sys, error);
+
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "s");
+        for (unsigned i = 0; r >= 0 && i < sys.n_governors; i++)
+                r = sd_bus_message_append(reply, "s", sys.governors[i]);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int property_get_cpus(sd_bus *bus, const char *path, const char *interface, const char *property,
+                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        int r = sd_bus_message_open_container(reply, 'a', "o");
+
+        CPUSET_FOREACH(cpu, &m->sampling->topology->present) {
+                char p[64];
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "o", bus_cpu_path((unsigned) cpu, p));
+        }
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int property_get_online_cpus(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                    sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        char list[4096] = "";
+        int r = cpuset_format(&m->sampling->topology->online, list, sizeof(list));
+
+        if (r < 0)
+                return r;
+        return sd_bus_message_append(reply, "s", list);
+}
+
+static int property_get_haltpoll(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        CpuidleSystem sys;
+        int r = load_system(userdata, &sys, error);
+        const HaltpollParams *h = &sys.haltpoll;
+
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "{st}");
+        if (r >= 0 && h->present)
+                r = sd_bus_message_append(reply, "{st}{st}{st}{st}{st}",
+                                          "guest_halt_poll_ns", h->poll_ns,
+                                          "guest_halt_poll_grow", h->grow,
+                                          "guest_halt_poll_grow_start", h->grow_start,
+                                          "guest_halt_poll_shrink", h->shrink,
+                                          "guest_halt_poll_allow_shrink", (uint64_t) h->allow_shrink);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int property_get_changed(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        size_t n;
+        const JournalEntry *e = journal_entries(m->journal, &n);
+        int r = sd_bus_message_open_container(reply, 'a', "(ss)");
+
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = sd_bus_message_append(reply, "(ss)", e[i].path, e[i].value);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+/* Authorises the call and brings the online CPUs up to date.  Returns 1 to
+ * go on, 0 for a call parked until polkit answers (the handler returns 1),
+ * or a negative errno with error set. */
+static int authorize(Manager *m, sd_bus_message *message, const char *action, sd_bus_error *error) {
+        int r = polkit_verify(m->polkit, message, action, error);
+
+        if (r > 0)
+                manager_check_hotplug(m);
+        return r;
+}
+
+/* Replies to a change: the named error, or success (signalling a change). */
+static int reply_change(Manager *m, sd_bus_message *message, int r, const ErrorInfo *e, sd_bus_error *error) {
+        if (r < 0)
+                return bus_error_from_errno(error, r, e);
+        if (r > 0)
+                manager_knobs_changed(m);
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+static int method_set_governor(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        EnforceTarget t;
+        ErrorInfo e = {};
+        const char *name;
+        int r;
+
+        r = authorize(m, message, POLKIT_ACTION_PREFIX "set-governor", error);
+        if (r <= 0)
+                return r < 0 ? r : 1;
+        r = sd_bus_message_read(message, "s", &name);
+        if (r < 0)
+                return r;
+        t = manager_enforce_target(m);
+        r = enforce_set_governor(&t, name, &e);
+        return reply_change(m, message, r, &e, error);
+}
+
+static int method_set_state_disabled(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        EnforceTarget t;
+        ErrorInfo e = {};
+        const char *state;
+        uint32_t cpu;
+        int disabled, r;
+
+        r = authorize(m, message, POLKIT_ACTION_PREFIX "set-state", error);
+        if (r <= 0)
+                return r < 0 ? r : 1;
+        r = sd_bus_message_read(message, "usb", &cpu, &state, &disabled);
+        if (r < 0)
+                return r;
+        t = manager_enforce_target(m);
+        r = enforce_set_state_disabled(&t, cpu, state, disabled, &e);
+        return reply_change(m, message, r, &e, error);
+}
+
+static int method_set_resume_latency(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        EnforceTarget t;
+        ErrorInfo e = {};
+        uint32_t cpu, usec;
+        int r;
+
+        r = authorize(m, message, POLKIT_ACTION_PREFIX "set-resume-latency", error);
+        if (r <= 0)
+                return r < 0 ? r : 1;
+        r = sd_bus_message_read(message, "uu", &cpu, &usec);
+        if (r < 0)
+                return r;
+        t = manager_enforce_target(m);
+        r = enforce_set_resume_latency(&t, cpu, usec, &e);
+        return reply_change(m, message, r, &e, error);
+}
+
+static int method_restore(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        ErrorInfo e = {};
+        int r;
+
+        r = authorize(m, message, POLKIT_ACTION_PREFIX "restore", error);
+        if (r <= 0)
+                return r < 0 ? r : 1;
+        r = manager_restore(m, &e);
+        if (r < 0)
+                return bus_error_from_errno(error, r, &e);
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+static const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Driver", "s", property_get_system_string, 0, 0),
+        SD_BUS_PROPERTY("Governor", "s", property_get_system_string, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("AvailableGovernors", "as", property_get_available_governors, 0, 0),
+        SD_BUS_PROPERTY("CPUs", "ao", property_get_cpus, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("OnlineCPUs", "s", property_get_online_cpus, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("TickUSec", "t", NULL, offsetof(Manager, tick_usec), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("HaltPoll", "a{st}", property_get_haltpoll, 0, 0),
+        SD_BUS_PROPERTY("Changed", "a(ss)", property_get_changed, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_METHOD_WITH_ARGS("SetGovernor", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT,
+                                method_set_governor, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetStateDisabled", SD_BUS_ARGS("u", cpu, "s", state, "b", disabled), SD_BUS_NO_RESULT,
+                                method_set_state_disabled, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetResumeLatency", SD_BUS_ARGS("u", cpu, "u", usec), SD_BUS_NO_RESULT,
+                                method_set_resume_latency, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Restore", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+                                method_restore, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};
+
+/* Returns 0 or a negative errno. */
+int bus_manager_register(Manager *m) {
+        int r = sd_bus_add_object_vtable(m->bus, NULL, BUS_PATH, BUS_MANAGER_INTERFACE, manager_vtable, m);
+        return r < 0 ? r : 0;
+}

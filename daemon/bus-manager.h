@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* org.idlepolicy.IdlePolicy1.Manager on /org/idlepolicy/IdlePolicy1. */
+
+#define BUS_MANAGER_INTERFACE "org.idlepolicy.IdlePolicy1.Manager"
+
+typedef struct Manager Manager;
+
+/* Adds the Manager vtable to m->bus.  Returns 0 or a negative errno. */
+int bus_manager_register(Manager *m);

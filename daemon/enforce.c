@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpuset.h"
+#include "enforce.h"
+#include "fileio.h"
+#include "knob.h"
+#include "log.h"
+#include "macro.h"
+
+/* One knob to change: its path, what it holds now and what it gets. */
+typedef struct KnobWrite {
+        char path[KNOB_PATH_MAX];
+        char old[KNOB_VALUE_MAX];
+        char new[KNOB_VALUE_MAX];
+        bool journaled;             /* recorded in the journal by this call */
+} KnobWrite;
+
+typedef struct Plan {
+        KnobWrite *writes;
+        size_t n, allocated;
+} Plan;
+
+static void plan_done(Plan *p) {
+        free(p->writes);
+        *p = (Plan) {};
+}
+
+/* Adds a write unless old already equals new.  Returns 0 or -ENOMEM. */
+static int plan_add(Plan *p, const char *path, const char *old, const char *new) {
+        KnobWrite *w;
+
+        if (strcmp(old, new) == 0)
+                return 0;
+        if (p->n == p->allocated) {
+                size_t a = p->allocated ? p->allocated * 2 : 8;
+                KnobWrite *n = realloc(p->writes, a * sizeof(KnobWrite));
+                if (!n)
+                        return -ENOMEM;
+                p->writes = n;
+                p->allocated = a;
+        }
+        w = &p->writes[p->n++];
+        *w = (KnobWrite) {};
+        snprintf(w->path, sizeof(w->path), "%s", path);
+        snprintf(w->old, sizeof(w->old), "%s", old);
+        snprintf(w->new, sizeof(w->new), "%s", new);
+        return 0;
+}
+
+/* Drops the journal entries this call added (their knobs hold their
+ * originals again). */
+static void plan_forget(const EnforceTarget *t, Plan *p) {
+        char *paths[p->n ? p->n : 1];
+        size_t n = 0;
+        int r;
+
+        for (size_t i = 0; i < p->n; i++)
+                if (p->writes[i].journaled)
+                        paths[n++] = p->writes[i].path;
+        r = journal_forget(t->journal, paths, n);
+        if (r < 0)
+                log_warning_errno(r, "Failed to drop rolled-back knobs from the restore journal: %m, ignoring");
+}
+
+/* Records every original before anything is written.  Returns 0, -EIO
+ * (e set) or -ENOMEM. */
+static int plan_record(const EnforceTarget *t, Plan *p, ErrorInfo *e) {
+        for (size_t i = 0; i < p->n; i++) {
+                KnobWrite *w = &p->writes[i];
+                int r = journal_record(t->journal, w->path, w->old);
+
+                if (r < 0) {
+                        plan_forget(t, p);
+                        if (r == -ENOMEM)
+                                return r;
+                        return errinfo_set(e, -EIO, "Failed to record the original value of %s in the restore journal: %s",
+                                           w->path, strerror(-r));
+                }
+                w->journaled = r > 0;
+        }
+        return 0;
+}
+
+/* Puts back the first n_written knobs, newest first.  A knob that cannot be
+ * put back stays in the journal, so it is restored later. */
+static void plan_roll_back(const EnforceTarget *t, Plan *p, size_t n_written) {
+        for (size_t i = n_written; i-- > 0; ) {
+                KnobWrite *w = &p->writes[i];
+                int r = knob_write(t->root_fd, w->path, w->old);
+
+                if (r < 0) {
+                        log_error_errno(r, "Failed to roll back %s to \"%s\": %m", w->path, w->old);
+                        w->journaled = false;
+                }
+        }
+        plan_forget(t, p);
+}
+
+/* Journals, then writes.  Returns 1 if anything was written, 0 for an
+ * empty plan, or a negative errno with e set (nothing changed). */
+static int plan_apply(const EnforceTarget *t, Plan *p, ErrorInfo *e) {
+        int r;
+
+        if (p->n == 0)
+                return 0;
+        r = plan_record(t, p, e);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < p->n; i++) {
+                KnobWrite *w = &p->writes[i];
+
+                r = knob_write(t->root_fd, w->path, w->new);
+                if (r < 0) {
+                        errinfo_set(e, -EIO, "Failed to write \"%s\" to %s: %s", w->new, w->path, strerror(-r));
+                        log_warning("%s; rolling back %zu earlier write(s).", e->message, i);
+                        plan_roll_back(t, p, i);
+                        return -EIO;
+                }
+                log_debug("Wrote \"%s\" to %s (was \"%s\").", w->new, w->path, w->old);
+        }
+        return 1;
+}
+
+/* Reads a knob's current value.  Returns 0 or -EIO with e set. */
+static int read_knob(const EnforceTarget *t, const char *path, char buf[static KNOB_VALUE_MAX], ErrorInfo *e) {
+        int r = fileio_read_string_at(t->root_fd, path, buf, KNOB_VALUE_MAX);
+
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return errinfo_set(e, -EIO, "Failed to read %s: %s", path, strerror(-r));
+        return 0;
+}
+
+/* Returns 0 or a negative errno with e set. */
+int enforce_set_governor(const EnforceTarget *t, const char *name, ErrorInfo *e) {
+        _cleanup_(plan_done) Plan plan = {};
+        CpuidleSystem sys;
+        ErrorInfo le = {};
+        int r;
+
+        r = cpuidle_system_load(t->root_fd, &sys, &le);
+        if (r == -ENOENT)
+                return errinfo_set(e, -ESRCH, "Unknown governor \"%s\": this system has no cpuidle", name);
+        if (r < 0)
+                return errinfo_set(e, r == -ENOMEM ? r : -EIO, "Failed to read the cpuidle governors: %s", le.message);
+        if (!cpuidle_system_has_governor(&sys, name))
+                return errinfo_set(e, -ESRCH, "Unknown governor \"%s\"", name);
+        if (strcmp(sys.governor, name) == 0)
+                return 0;
+        if (!sys.governor_writable)
+                return errinfo_set(e, -EIO, "%s does not exist: this kernel cannot switch governors", KNOB_GOVERNOR_PATH);
+        r = plan_add(&plan, KNOB_GOVERNOR_PATH, sys.governor, name);
+        if (r < 0)
+                return r;
+        r = plan_apply(t, &plan, e);
+        if (r <= 0)
+                return r;
+        cpuidle_sampler_invalidate(t->sampler);
+        log_info("Switched the cpuidle governor from %s to %s.", sys.governor, name);
+        return 1;
+}
+
+static bool cpu_has_states(const EnforceTarget *t, unsigned cpu) {
+        unsigned n = 0;
+
+        (void) cpuidle_sampler_states(t->sampler, cpu, &n);
+        return n > 0;
+}
+
+/* Fills *ret with the CPUs a call addresses.  Returns 0, -ENXIO or
+ * -EHOSTDOWN with e set. */
+static int pick_cpus(const EnforceTarget *t, uint32_t cpu, bool need_states, CpuSet *ret, ErrorInfo *e) {
+        const Topology *topo = t->topology;
+
+        cpuset_clear(ret);
+        if (cpu == ENFORCE_ALL_CPUS) {
+                CPUSET_FOREACH(c, &topo->online)
+                        if (!need_states || cpu_has_states(t, (unsigned) c))
+                                cpuset_add(ret, (unsigned) c);
+                if (cpuset_count(ret) == 0)
+                        return errinfo_set(e, -EHOSTDOWN, "No online CPU%s", need_states ? " has cpuidle states" : "");
+                return 0;
+        }
+        if (cpu >= topo->n_cpus || !topo->cpus[cpu].present)
+                return errinfo_set(e, -ENXIO, "Unknown CPU %" PRIu32, cpu);
+        if (!topo->cpus[cpu].online)
+                return errinfo_set(e, -EHOSTDOWN, "CPU %" PRIu32 " is offline", cpu);
+        if (need_states && !cpu_has_states(t, cpu))
+                return errinfo_set(e, -EHOSTDOWN, "CPU %" PRIu32 " has no cpuidle directory", cpu);
+        cpuset_add(ret, cpu);
+        return 0;
+}
+
+/* Adds one CPU's knob to the plan.  Returns 0 or a negative errno with e set. */
+typedef int (*PlanCpuFunc)(const EnforceTarget *t, unsigned cpu, const void *args, Plan *p, ErrorInfo *e);
+
+/* Plans fn on every CPU in cpus, then journals and writes.  list gets the
+ * CPUs for the log.  Returns 1, 0 or a negative errno with e set. */
+static int apply_on_cpus(const EnforceTarget *t, const CpuSet *cpus, PlanCpuFunc fn, const void *args,
+                         char list[static 256], ErrorInfo *e) {
+        _cleanup_(plan_done) Plan plan = {};
+        int r;
+
+        CPUSET_FOREACH(c, cpus) {
+                r = fn(t, (unsigned) c, args, &plan, e);
+                if (r < 0)
+                        return r;
+        }
+        r = plan_apply(t, &plan, e);
+        if (r > 0)
+                (void) cpuset_format(cpus, list, 256);
+        return r;
+}
+
+typedef struct StateArgs {
+        const char *state;
+        bool disabled;
+} StateArgs;
+
+/* Adds the disable knob of the state on cpu to the plan.  Returns 0 or a
+ * negative errno with e set. */
+static int plan_state(const EnforceTarget *t, unsigned cpu, const void *args, Plan *p, ErrorInfo *e) {
+        const StateArgs *a = args;
+        char path[KNOB_PATH_MAX], old[KNOB_VALUE_MAX];
+        const CpuidleStateInfo *states;
+        unsigned n;
+        int k, r;
+
+        states = cpuidle_sampler_states(t->sampler, cpu, &n);
+        k = cpuidle_state_lookup(states, n, a->state);
+        if (k < 0)
+                return errinfo_set(e, -ENOENT, "CPU %u has no idle state \"%s\"", cpu, a->state);
+        knob_state_disable_path(cpu, (unsigned) k, path);
+        if (!(states[k].files & CPUIDLE_HAS_DISABLE))
+                return errinfo_set(e, -EIO, "%s does not exist", path);
+        r = read_knob(t, path, old, e);
+        if (r < 0)
+                return r;
+        return plan_add(p, path, old, a->disabled ? "1" : "0");
+}
+
+/* Returns 1, 0 or a negative errno with e set. */
+int enforce_set_state_disabled(const EnforceTarget *t, uint32_t cpu, const char *state, bool disabled, ErrorInfo *e) {
+        StateArgs args = { .state = state, .disabled = disabled };
+        char list[256] = "";
+        CpuSet cpus;
+        int r;
+
+        r = pick_cpus(t, cpu, true, &cpus, e);
+        if (r < 0)
+                return r;
+        r = apply_on_cpus(t, &cpus, plan_state, &args, list, e);
+        if (r > 0)
+                log_info("%s idle state \"%s\" on CPU %s.", disabled ? "Disabled" : "Enabled", state, list);
+        return r;
+}
+
+bool enforce_resume_latency_valid(uint32_t usec) {
+        return usec <= CPUIDLE_RESUME_LATENCY_MAX || usec == CPUIDLE_RESUME_LATENCY_NA;
+}
+
+/* Adds cpu's resume latency knob to the plan.  Returns 0 or a negative
+ * errno with e set. */
+static int plan_resume_latency(const EnforceTarget *t, unsigned cpu, const void *args, Plan *p, ErrorInfo *e) {
+        uint32_t usec = *(const uint32_t *) args, current;
+        char path[KNOB_PATH_MAX], old[KNOB_VALUE_MAX], new[16];
+        int r;
+
+        knob_resume_latency_path(cpu, path);
+        r = read_knob(t, path, old, e);
+        if (r < 0)
+                return r;
+        if (cpuidle_parse_resume_latency(old, &current) < 0)
+                return errinfo_set(e, -EIO, "Unexpected content \"%s\" in %s", old, path);
+        if (current == usec)
+                return 0;
+        return plan_add(p, path, old, cpuidle_format_resume_latency(usec, new));
+}
+
+/* Returns 1, 0 or a negative errno with e set. */
+int enforce_set_resume_latency(const EnforceTarget *t, uint32_t cpu, uint32_t usec, ErrorInfo *e) {
+        char list[256] = "", value[16];
+        CpuSet cpus;
+        int r;
+
+        if (!enforce_resume_latency_valid(usec))
+                return errinfo_set(e, -ERANGE, "Invalid resume latency %" PRIu32 ": valid are 0, 1..%u and %" PRIu32 " (n/a)",
+                                   usec, CPUIDLE_RESUME_LATENCY_MAX, CPUIDLE_RESUME_LATENCY_NA);
+        r = pick_cpus(t, cpu, false, &cpus, e);
+        if (r < 0)
+                return r;
+        r = apply_on_cpus(t, &cpus, plan_resume_latency, &usec, list, e);
+        if (r > 0)
+                log_info("Set resume latency %s on CPU %s.", cpuidle_format_resume_latency(usec, value), list);
+        return r;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The restore journal: the original value of every knob the daemon changed,
+ * appended and fsync'ed (file and directory) before the first write to that
+ * knob.  A clean exit or Restore() writes the originals back and deletes the
+ * file; a start that finds the file (the previous run was killed) replays it
+ * first.
+ *
+ * <runtime_dir>/restore.journal, one knob per line, paths relative to the
+ * root the daemon runs on:
+ *
+ *   # idlepolicyd restore journal v1 root=/
+ *   sys/devices/system/cpu/cpuidle/current_governor haltpoll
+ *   sys/devices/system/cpu/cpu1/cpuidle/state0/disable 0
+ *   sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us 0
+ *
+ * Only these three kinds of path are accepted; anything else is a corrupt
+ * line, reported and skipped. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "errinfo.h"
+
+#define JOURNAL_FILE "restore.journal"
+#define JOURNAL_LOCK_FILE "idlepolicyd.lock"
+
+typedef struct JournalEntry {
+        char *path;              /* relative to the root */
+        char *value;             /* the original value */
+} JournalEntry;
+
+typedef struct Journal Journal;
+
+/* Creates runtime_dir (and its parents, mode 0755) and takes the lock file
+ * in it, so one daemon owns one journal.  root is the canonical root path,
+ * written into the journal header.  Returns 0, -EBUSY if another instance
+ * holds the lock, or another negative errno (logged). */
+int journal_open(const char *runtime_dir, const char *root, Journal **ret);
+
+/* Frees j (NULL allowed) without touching the file or the knobs.  Returns NULL. */
+Journal *journal_free(Journal *j);
+void journal_freep(Journal **j);
+
+/* Loads a journal left by a previous run that did not exit cleanly and puts
+ * every knob in it back (see journal_restore).  Returns the number of knobs
+ * found (0: no journal), -EXDEV if it was written for another root (the
+ * file is left alone), or another negative errno.  Restore failures are
+ * logged and keep their entries, they do not fail the call. */
+int journal_replay(Journal *j, int root_fd);
+
+/* Records original as the value of path to restore, unless path is
+ * recorded already (the first original wins).  The line is on disk when
+ * this returns.  Returns 1 if recorded now, 0 if known, negative errno. */
+int journal_record(Journal *j, const char *path, const char *original);
+
+/* Forgets the given paths (after a roll-back put their originals back).
+ * Returns 0 or a negative errno. */
+int journal_forget(Journal *j, char *const *paths, size_t n_paths);
+
+/* Writes every original back, newest first.  A per-CPU idle state knob of
+ * an offline CPU is skipped with a notice: the kernel recreates that CPU's
+ * states with their defaults when it comes back.  Knobs put back or skipped
+ * are forgotten; the file is deleted when none is left.  Returns the number
+ * of knobs put back, or -EIO with e naming the knobs that failed (they stay
+ * in the journal). */
+int journal_restore(Journal *j, int root_fd, ErrorInfo *e);
+
+/* The recorded knobs, oldest first. */
+const JournalEntry *journal_entries(const Journal *j, size_t *ret_n);

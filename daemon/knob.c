@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "knob.h"
+
+#define CPU_DIR "sys/devices/system/cpu/cpu"
+
+/* Returns buf. */
+char *knob_state_disable_path(unsigned cpu, unsigned state, char buf[static KNOB_PATH_MAX]) {
+        snprintf(buf, KNOB_PATH_MAX, CPU_DIR "%u/cpuidle/state%u/disable", cpu, state);
+        return buf;
+}
+
+/* Returns buf. */
+char *knob_resume_latency_path(unsigned cpu, char buf[static KNOB_PATH_MAX]) {
+        snprintf(buf, KNOB_PATH_MAX, CPU_DIR "%u/power/pm_qos_resume_latency_us", cpu);
+        return buf;
+}
+
+/* Parses a decimal number without sign or leading zeros (except "0") at
+ * the start of s.  Returns a pointer past it, or NULL. */
+static const char *skip_uint(const char *s, unsigned *ret) {
+        unsigned long v = 0;
+        const char *p = s;
+
+        if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
+                return NULL;
+        for (; *p >= '0' && *p <= '9'; p++) {
+                v = v * 10 + (unsigned long) (*p - '0');
+                if (v > 1000000)
+                        return NULL;
+        }
+        *ret = (unsigned) v;
+        return p;
+}
+
+/* Returns a pointer past prefix in s, or NULL. */
+static const char *skip_prefix(const char *s, const char *prefix) {
+        size_t n = strlen(prefix);
+        return strncmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+
+/* Returns 0 or -EINVAL. */
+int knob_parse_path(const char *path, KnobKind *ret_kind, unsigned *ret_cpu) {
+        unsigned cpu, state;
+        const char *p;
+
+        if (strcmp(path, KNOB_GOVERNOR_PATH) == 0) {
+                *ret_kind = KNOB_GOVERNOR;
+                *ret_cpu = 0;
+                return 0;
+        }
+        p = skip_prefix(path, CPU_DIR);
+        p = p ? skip_uint(p, &cpu) : NULL;
+        if (!p)
+                return -EINVAL;
+        if (strcmp(p, "/power/pm_qos_resume_latency_us") == 0) {
+                *ret_kind = KNOB_RESUME_LATENCY;
+                *ret_cpu = cpu;
+                return 0;
+        }
+        p = skip_prefix(p, "/cpuidle/state");
+        p = p ? skip_uint(p, &state) : NULL;
+        if (!p || strcmp(p, "/disable") != 0)
+                return -EINVAL;
+        *ret_kind = KNOB_STATE_DISABLE;
+        *ret_cpu = cpu;
+        return 0;
+}
+
+bool knob_value_valid(const char *value) {
+        size_t n = strlen(value);
+
+        if (n == 0 || n >= KNOB_VALUE_MAX)
+                return false;
+        return strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./") == n;
+}
+
+/* Returns 0 or a negative errno. */
+int knob_write(int root_fd, const char *path, const char *value) {
+        char line[KNOB_VALUE_MAX + 2];
+
+        if (snprintf(line, sizeof(line), "%s\n", value) >= (int) sizeof(line))
+                return -EINVAL;
+        return fileio_write_string_at(root_fd, path, line);
+}

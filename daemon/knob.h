@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The knobs the daemon writes, as paths relative to the root, and the pure
+ * checks on them (the journal accepts nothing else). */
+
+#include <stdbool.h>
+
+#define KNOB_PATH_MAX 96
+#define KNOB_VALUE_MAX 64
+
+#define KNOB_GOVERNOR_PATH "sys/devices/system/cpu/cpuidle/current_governor"
+
+typedef enum KnobKind {
+        KNOB_GOVERNOR,
+        KNOB_STATE_DISABLE,
+        KNOB_RESUME_LATENCY,
+} KnobKind;
+
+/* Formats the disable knob of cpu's idle state into buf.  Returns buf. */
+char *knob_state_disable_path(unsigned cpu, unsigned state, char buf[static KNOB_PATH_MAX]);
+
+/* Formats the resume latency knob of cpu into buf.  Returns buf. */
+char *knob_resume_latency_path(unsigned cpu, char buf[static KNOB_PATH_MAX]);
+
+/* Recognises one of the three knob paths.  Returns 0 and sets *ret_kind and
+ * *ret_cpu (0 for the governor), or -EINVAL for any other path. */
+int knob_parse_path(const char *path, KnobKind *ret_kind, unsigned *ret_cpu);
+
+/* Returns true for a value the daemon may write or record: 1..63 bytes of
+ * letters, digits and "_-./" (governor names, 0/1, numbers, "n/a"). */
+bool knob_value_valid(const char *value);
+
+/* Writes value plus a newline (as echo does, and as sysfs shows it) to the
+ * knob at root_fd/path.  Returns 0 or the negative errno of the write. */
+int knob_write(int root_fd, const char *path, const char *value);

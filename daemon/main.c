@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+
+#include "build-config.h"
+#include "bus-error.h"
+#include "config.h"
+#include "fileio.h"
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+
+typedef struct Args {
+        const char *config_path;
+        const char *root;
+        const char *runtime_dir;
+        uint64_t tick_usec;
+} Args;
+
+static void help(void) {
+        printf("%s [OPTIONS...]\n\n"
+               "Watches cpuidle and steers the kernel's idle knobs, putting them back on exit.\n\n"
+               "  -h --help               Show this help\n"
+               "     --version            Show the version\n"
+               "     --config=FILE        Configuration file (default: %s)\n"
+               "     --root=DIR           Read and write sys/ and proc/ under DIR (default: /)\n"
+               "     --runtime-dir=DIR    Where the restore journal lives (default: %s)\n"
+               "     --tick-usec=N        Sampling period in microseconds (%llu..%llu)\n",
+               program_invocation_short_name, CONFIG_FILE, RUNTIME_DIR,
+               CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX);
+}
+
+/* Returns 1 to run, 0 to exit successfully, or a negative errno (logged). */
+static int parse_argv(int argc, char *argv[], Args *a) {
+        enum { ARG_VERSION = 0x100, ARG_CONFIG, ARG_ROOT, ARG_RUNTIME_DIR, ARG_TICK_USEC };
+        static const struct option options[] = {
+                { "help",        no_argument,       NULL, 'h'             },
+                { "version",     no_argument,       NULL, ARG_VERSION     },
+                { "config",      required_argument, NULL, ARG_CONFIG      },
+                { "root",        required_argument, NULL, ARG_ROOT        },
+                { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
+                { "tick-usec",   required_argument, NULL, ARG_TICK_USEC   },
+                {}
+        };
+        int c;
+
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("idlepolicyd %s\n", PACKAGE_VERSION);
+                        return 0;
+                case ARG_CONFIG:
+                        a->config_path = optarg;
+                        break;
+                case ARG_ROOT:
+                        a->root = optarg;
+                        break;
+                case ARG_RUNTIME_DIR:
+                        a->runtime_dir = optarg;
+                        break;
+                case ARG_TICK_USEC:
+                        if (parse_u64(optarg, &a->tick_usec) < 0 ||
+                            a->tick_usec < CONFIG_TICK_USEC_MIN || a->tick_usec > CONFIG_TICK_USEC_MAX)
+                                return log_error_errno(EINVAL, "Invalid --tick-usec=%s: must be an integer between %llu and %llu.",
+                                                       optarg, CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX);
+                        break;
+                case '?':
+                        return -EINVAL;
+                default:
+                        return log_error_errno(EINVAL, "Unhandled option.");
+                }
+        if (optind < argc)
+                return log_error_errno(EINVAL, "%s takes no arguments.", program_invocation_short_name);
+        return 1;
+}
+
+/* Checks the paths.  Returns 0 or a negative errno (logged). */
+static int check_args(const Args *a, char **ret_root) {
+        _cleanup_free_ char *root = realpath(a->root, NULL);
+        struct stat st;
+
+        if (!root)
+                return log_error_errno(errno, "Failed to resolve root directory %s: %m", a->root);
+        if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+                return log_error_errno(ENOTDIR, "Root %s is not a directory.", root);
+        if (a->runtime_dir && a->runtime_dir[0] != '/')
+                return log_error_errno(EINVAL, "--runtime-dir= must be an absolute path: %s", a->runtime_dir);
+        if (strcmp(root, "/") != 0)
+                log_info("Running on the tree under %s, not the real /sys.", root);
+        *ret_root = TAKE_PTR(root);
+        return 0;
+}
+
+/* Starts the manager and runs the loop.  Knobs are put back whatever
+ * happened once the manager has started.  Returns 0 or a negative errno. */
+static int run(const Args *a, const char *root) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+        ManagerOptions o = {
+                .config_path = a->config_path,
+                .root = root,
+                .runtime_dir = a->runtime_dir,
+                .tick_usec = a->tick_usec,
+        };
+        int r, q;
+
+        r = manager_new(&o, &m);
+        if (r < 0)
+                return r;
+        r = manager_start(m);
+        if (r >= 0) {
+                (void) sd_notify(false, "READY=1\nSTATUS=Running.");
+                r = sd_event_loop(m->event);
+                if (r < 0)
+                        log_error_errno(r, "Event loop failed: %m");
+                else if (r > 0)
+                        r = log_error_errno(ECONNRESET, "Lost the connection to the bus, exiting.");
+        }
+        (void) sd_notify(false, "STOPPING=1\nSTATUS=Putting the knobs back...");
+        q = manager_stop(m);
+        return r < 0 ? r : q;
+}
+
+int main(int argc, char *argv[]) {
+        _cleanup_free_ char *root = NULL;
+        Args a = { .root = "/" };
+        sigset_t mask;
+        int r;
+
+        r = parse_argv(argc, argv, &a);
+        if (r <= 0)
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        r = check_args(&a, &root);
+        if (r < 0)
+                return EXIT_FAILURE;
+        r = bus_error_register_map();
+        if (r < 0) {
+                log_error_errno(r, "Failed to register the D-Bus error map: %m");
+                return EXIT_FAILURE;
+        }
+        /* Signals are handled by the event loop (signalfd): block them first. */
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        (void) sigprocmask(SIG_BLOCK, &mask, NULL);
+        r = run(&a, root);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build-config.h"
+#include "bus-cpu.h"
+#include "bus-error.h"
+#include "bus-manager.h"
+#include "cpupower-check.h"
+#include "fileio.h"
+#include "knob.h"
+#include "log.h"
+#include "macro.h"
+#include "manager.h"
+
+/* Ticks are not coalesced with other timers by more than this. */
+#define TICK_ACCURACY_USEC 1000
+
+/* Loads path over the defaults.  A missing file is fine unless it was asked
+ * for explicitly.  Returns 0 or a negative errno (logged). */
+static int manager_load_config(const char *path, bool explicit, Config *ret) {
+        _cleanup_(fclosep_) FILE *f = NULL;
+        ErrorInfo e = {};
+        Config c;
+        int r;
+
+        config_init(&c);
+        f = fopen(path, "re");
+        if (!f && errno == ENOENT && !explicit) {
+                log_debug("No configuration file %s, using the defaults.", path);
+                *ret = c;
+                return 0;
+        }
+        if (!f)
+                return log_error_errno(errno, "Failed to open configuration file %s: %m", path);
+        r = config_load(f, path, &c, &e);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                return log_error_errno(r, "Failed to load configuration: %s", e.message);
+        *ret = c;
+        return 0;
+}
+
+/* Returns 0 or a negative errno (logged). */
+int manager_new(const ManagerOptions *o, Manager **ret) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+        const char *rt;
+        int r;
+
+        m = calloc(1, sizeof(Manager));
+        if (!m)
+                return log_oom();
+        m->root_fd = -1;
+        m->config_path_explicit = o->config_path != NULL;
+        m->config_path = strdup(o->config_path ?: CONFIG_FILE);
+        m->root = strdup(o->root);
+        if (!m->config_path || !m->root)
+                return log_oom();
+        r = manager_load_config(m->config_path, m->config_path_explicit, &m->config);
+        if (r < 0)
+                return r;
+        log_set_max_level((int) m->config.log_level);
+        m->tick_usec_override = o->tick_usec;
+        m->tick_usec = o->tick_usec ?: m->config.tick_usec;
+        m->runtime_dir_override = o->runtime_dir != NULL;
+        rt = o->runtime_dir ?: (m->config.runtime_directory[0] ? m->config.runtime_directory : RUNTIME_DIR);
+        m->runtime_dir = strdup(rt);
+        if (!m->runtime_dir)
+                return log_oom();
+        m->root_fd = open(m->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (m->root_fd < 0)
+                return log_error_errno(errno, "Failed to open root directory %s: %m", m->root);
+        r = polkit_registry_new(&m->polkit);
+        if (r < 0)
+                return log_oom();
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+/* Returns NULL. */
+Manager *manager_free(Manager *m) {
+        if (!m)
+                return NULL;
+        polkit_registry_free(m->polkit);
+        sd_event_source_unref(m->tick_source);
+        sd_bus_flush_close_unref(m->bus);
+        sd_event_unref(m->event);
+        sampling_free(m->sampling);
+        journal_free(m->journal);
+        fileio_closep(&m->root_fd);
+        free(m->runtime_dir);
+        free(m->root);
+        free(m->config_path);
+        free(m);
+        return NULL;
+}
+
+void manager_freep(Manager **m) {
+        manager_free(*m);
+}
+
+EnforceTarget manager_enforce_target(Manager *m) {
+        return (EnforceTarget) {
+                .root_fd = m->root_fd,
+                .journal = m->journal,
+                .topology = m->sampling->topology,
+                .sampler = m->sampling->sampler,
+        };
+}
+
+static void manager_emit(Manager *m, const char *property) {
+        int r;
+
+        if (!m->bus)
+                return;
+        r = sd_bus_emit_properties_changed(m->bus, BUS_PATH, BUS_MANAGER_INTERFACE, property, NULL);
+        if (r < 0)
+                log_debug_errno(r, "Failed to emit PropertiesChanged for %s: %m, ignoring", property);
+}
+
+/* Signals a governor other than the one seen last (logged when someone
+ * else switched it). */
+static void manager_check_governor(Manager *m, const char *governor, bool external) {
+        if (!governor || strcmp(governor, m->governor) == 0)
+                return;
+        if (external && m->governor[0])
+                log_info("cpuidle governor is now %s (was %s).", governor, m->governor);
+        snprintf(m->governor, sizeof(m->governor), "%s", governor);
+        manager_emit(m, "Governor");
+}
+
+void manager_knobs_changed(Manager *m) {
+        char governor[64];
+
+        manager_emit(m, "Changed");
+        if (fileio_read_string_at(m->root_fd, KNOB_GOVERNOR_PATH, governor, sizeof(governor)) >= 0)
+                manager_check_governor(m, governor, false);
+}
+
+/* Samples now.  Returns 0, or -ENOMEM (fatal); other failures are logged
+ * and the previous rates kept. */
+static int manager_sample(Manager *m) {
+        ErrorInfo e = {};
+        uint64_t now;
+        int r;
+
+        r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the monotonic clock: %m");
+        r = sampling_take(m->sampling, now, &e);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0) {
+                /* Say it once, not every tick. */
+                log_full_errno(m->sample_failing ? LOG_DEBUG : LOG_WARNING, r, "Failed to sample the counters: %s, ignoring",
+                               e.message[0] ? e.message : strerror(-r));
+                m->sample_failing = true;
+                return 0;
+        }
+        if (m->sample_failing)
+                log_info("Sampling the counters works again.");
+        m->sample_failing = false;
+        manager_check_governor(m, m->sampling->latest->governor, true);
+        return 0;
+}
+
+/* Announces CPU objects that appeared or vanished between two topologies. */
+static void manager_announce_cpus(Manager *m, const Topology *old, const Topology *new) {
+        unsigned n = old->n_cpus > new->n_cpus ? old->n_cpus : new->n_cpus;
+
+        if (cpuset_equal(&old->present, &new->present))
+                return;
+        manager_emit(m, "CPUs");
+
+        for (unsigned cpu = 0; m->bus && cpu < n; cpu++) {
+                bool was = cpuset_contains(&old->present, cpu), is = cpuset_contains(&new->present, cpu);
+                char path[64];
+
+                if (was == is)
+                        continue;
+                bus_cpu_path(cpu, path);
+                if (is)
+                        (void) sd_bus_emit_object_added(m->bus, path);
+                else
+                        (void) sd_bus_emit_object_removed(m->bus, path);
+        }
+}
+
+/* Rebuilds everything that depends on the online CPUs.  Returns 0 (a
+ * failure is logged and the old state kept) or -ENOMEM. */
+static int manager_rebuild_sampling(Manager *m) {
+        _cleanup_(sampling_freep) Sampling *s = NULL;
+        char list[1024] = "";
+        ErrorInfo e = {};
+        int r;
+
+        r = sampling_new(m->root_fd, &s, &e);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0) {
+                log_warning_errno(r, "Failed to reload the CPU topology: %s, ignoring", e.message);
+                return 0;
+        }
+        manager_announce_cpus(m, m->sampling->topology, s->topology);
+        sampling_free(m->sampling);
+        m->sampling = TAKE_PTR(s);
+        (void) cpuset_format(&m->sampling->topology->online, list, sizeof(list));
+        log_info("Online CPUs changed, now %s.", list);
+        manager_emit(m, "OnlineCPUs");
+        return manager_sample(m);
+}
+
+void manager_check_hotplug(Manager *m) {
+        int r = topology_online_changed(m->root_fd, m->sampling->topology);
+
+        if (r < 0)
+                log_warning_errno(r, "Failed to read the online CPUs: %m, ignoring");
+        if (r > 0 && manager_rebuild_sampling(m) == -ENOMEM)
+                (void) sd_event_exit(m->event, -ENOMEM);
+}
+
+static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        int r;
+
+        manager_check_hotplug(m);
+        r = manager_sample(m);
+        if (r < 0)
+                return sd_event_exit(m->event, r);
+        r = sd_event_source_set_time_relative(s, m->tick_usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        if (r < 0)
+                return sd_event_exit(m->event, log_error_errno(r, "Failed to re-arm the tick timer: %m"));
+        return 0;
+}
+
+/* Applies a freshly loaded configuration. */
+static void manager_apply_config(Manager *m, const Config *c) {
+        uint64_t tick = m->tick_usec_override ?: c->tick_usec;
+        int r;
+
+        log_set_max_level((int) c->log_level);
+        if (!m->runtime_dir_override && strcmp(c->runtime_directory, m->config.runtime_directory) != 0)
+                log_notice("runtime_directory changes take effect at the next start, ignoring.");
+        m->config = *c;
+        if (tick == m->tick_usec)
+                return;
+        m->tick_usec = tick;
+        r = sd_event_source_set_time_relative(m->tick_source, tick);
+        if (r < 0)
+                log_warning_errno(r, "Failed to re-arm the tick timer: %m, ignoring");
+        log_info("Tick is now %" PRIu64 " us.", tick);
+        manager_emit(m, "TickUSec");
+}
+
+static int manager_on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+        Config c;
+
+        (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading configuration...");
+        if (manager_load_config(m->config_path, m->config_path_explicit, &c) < 0)
+                log_error("Keeping the previous configuration.");
+        else {
+                manager_apply_config(m, &c);
+                log_info("Reloaded configuration from %s.", m->config_path);
+        }
+        (void) sd_notify(false, "READY=1\nSTATUS=Running.");
+        return 0;
+}
+
+static int manager_on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+
+        log_info("Received SIG%s, exiting.", sigabbrev_np((int) si->ssi_signo) ?: "?");
+        return sd_event_exit(m->event, 0);
+}
+
+/* Returns 0 or a negative errno (logged). */
+static int manager_setup_event(Manager *m) {
+        int r;
+
+        r = sd_event_default(&m->event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to allocate the event loop: %m");
+        (void) sd_event_set_watchdog(m->event, true);
+        r = sd_event_add_signal(m->event, NULL, SIGTERM, manager_on_exit_signal, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGINT, manager_on_exit_signal, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGHUP, manager_on_sighup, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add signal handlers: %m");
+        r = sd_event_add_time_relative(m->event, &m->tick_source, CLOCK_MONOTONIC, m->tick_usec, TICK_ACCURACY_USEC,
+                                       manager_on_tick, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the tick timer: %m");
+        return 0;
+}
+
+/* Returns 0 or a negative errno (logged). */
+static int manager_connect_bus(Manager *m) {
+        int r;
+
+        r = sd_bus_open_system(&m->bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to connect to the system bus: %m");
+        r = bus_manager_register(m);
+        if (r >= 0)
+                r = bus_cpu_register(m);
+        if (r >= 0)
+                r = sd_bus_add_object_manager(m->bus, NULL, BUS_PATH);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the D-Bus objects: %m");
+        /* Without the bus nobody can reach us: exit (putting the knobs back)
+         * and let the service manager restart us. */
+        (void) sd_bus_set_exit_on_disconnect(m->bus, true);
+        r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+        r = sd_bus_request_name(m->bus, BUS_NAME, 0);
+        if (r == -EEXIST)
+                return log_error_errno(r, "%s is already owned on the bus, is another idlepolicyd running?", BUS_NAME);
+        if (r < 0)
+                return log_error_errno(r, "Failed to acquire %s: %m", BUS_NAME);
+        return 0;
+}
+
+/* Opens the journal and puts back what a killed run left.  Returns 0 or a
+ * negative errno (logged). */
+static int manager_setup_journal(Manager *m) {
+        int r;
+
+        r = journal_open(m->runtime_dir, m->root, &m->journal);
+        if (r < 0)
+                return r;
+        r = journal_replay(m->journal, m->root_fd);
+        if (r == -EXDEV)
+                return log_error_errno(r, "Refusing to start with a restore journal of another root in %s.", m->runtime_dir);
+        return r < 0 ? r : 0;
+}
+
+/* Returns 0 or a negative errno (logged). */
+static int manager_setup_sampling(Manager *m) {
+        CpuidleSystem sys = {};
+        ErrorInfo e = {};
+        unsigned n_states = 0;
+        int r;
+
+        r = sampling_new(m->root_fd, &m->sampling, &e);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the CPUs under %s: %s", m->root, e.message);
+        r = cpuidle_system_load(m->root_fd, &sys, &e);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0 && r != -ENOENT)
+                log_warning_errno(r, "Failed to read the cpuidle driver and governor: %s, ignoring", e.message);
+        if (r == -ENOENT)
+                log_notice("%s has no cpuidle, only resume latencies can be set.", m->root);
+        (void) cpuidle_sampler_states(m->sampling->sampler, 0, &n_states);
+        cpupower_check(m->root, sys.driver, n_states);
+        snprintf(m->governor, sizeof(m->governor), "%s", sys.governor);
+        return manager_sample(m);
+}
+
+/* Returns 0 or a negative errno (logged). */
+int manager_start(Manager *m) {
+        int r;
+
+        r = manager_setup_event(m);
+        if (r >= 0)
+                r = manager_setup_journal(m);
+        if (r >= 0)
+                r = manager_setup_sampling(m);
+        if (r >= 0)
+                r = manager_connect_bus(m);
+        if (r < 0)
+                return r;
+        log_info("idlepolicyd %s running on %s, %u CPU(s), tick %" PRIu64 " us, journal in %s.",
+                 PACKAGE_VERSION, m->root, cpuset_count(&m->sampling->topology->present), m->tick_usec, m->runtime_dir);
+        return 0;
+}
+
+/* Returns the number restored or -EIO with e set. */
+int manager_restore(Manager *m, ErrorInfo *e) {
+        size_t n;
+        int r;
+
+        (void) journal_entries(m->journal, &n);
+        if (n == 0)
+                return 0;
+        r = journal_restore(m->journal, m->root_fd, e);
+        if (m->sampling)
+                cpuidle_sampler_invalidate(m->sampling->sampler);
+        manager_knobs_changed(m);
+        if (r >= 0)
+                log_info("Restored %d knob(s).", r);
+        return r;
+}
+
+/* Returns 0 or -EIO (logged). */
+int manager_stop(Manager *m) {
+        ErrorInfo e = {};
+        size_t n;
+        int r;
+
+        if (!m->journal)
+                return 0;
+        (void) journal_entries(m->journal, &n);
+        if (n > 0)
+                log_info("Putting back %zu changed knob(s).", n);
+        r = manager_restore(m, &e);
+        if (r < 0)
+                return log_error_errno(r, "%s; they stay in %s/%s for the next start.", e.message, m->runtime_dir, JOURNAL_FILE);
+        return 0;
+}

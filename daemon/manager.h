@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The manager owns the daemon's state and orchestrates: the tick timer,
+ * signals (SIGTERM/SIGINT exit, SIGHUP reload), hotplug, the bus connection,
+ * and putting every knob back on the way out. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "enforce.h"
+#include "journal.h"
+#include "polkit.h"
+#include "sampling.h"
+
+#define BUS_NAME "org.idlepolicy.IdlePolicy1"
+#define BUS_PATH "/org/idlepolicy/IdlePolicy1"
+
+typedef struct ManagerOptions {
+        const char *config_path;     /* NULL: CONFIG_FILE, which may be missing */
+        const char *root;            /* canonical, absolute */
+        const char *runtime_dir;     /* NULL: from the configuration */
+        uint64_t tick_usec;          /* 0: from the configuration */
+} ManagerOptions;
+
+typedef struct Manager {
+        sd_event *event;
+        sd_bus *bus;
+        sd_event_source *tick_source;
+        PolkitRegistry *polkit;
+
+        char *config_path;
+        bool config_path_explicit;
+        Config config;
+        uint64_t tick_usec_override;
+        uint64_t tick_usec;
+        char *runtime_dir;
+        bool runtime_dir_override;   /* --runtime-dir given: the config's is ignored */
+
+        char *root;
+        int root_fd;
+        Journal *journal;
+        Sampling *sampling;
+        char governor[64];           /* last seen, to signal changes */
+        bool sample_failing;         /* the last sample failed (logged once) */
+} Manager;
+
+/* Loads the configuration and opens the root.  Returns 0 or a negative
+ * errno (logged). */
+int manager_new(const ManagerOptions *o, Manager **ret);
+
+/* Frees m (NULL allowed) without touching any knob.  Returns NULL. */
+Manager *manager_free(Manager *m);
+void manager_freep(Manager **m);
+
+/* Takes the journal (replaying a left-over one), opens the counters, sets
+ * up the event sources and the bus.  Returns 0 or a negative errno (logged). */
+int manager_start(Manager *m);
+
+/* Puts every changed knob back before exit.  Returns 0 or -EIO (logged;
+ * what failed stays in the journal for the next start). */
+int manager_stop(Manager *m);
+
+/* Restore(): puts every changed knob back and forgets it.  Returns the
+ * number restored or -EIO with e set. */
+int manager_restore(Manager *m, ErrorInfo *e);
+
+/* Re-reads the online CPUs and rebuilds the sampling if they changed (also
+ * called before every change, so it acts on the current set). */
+void manager_check_hotplug(Manager *m);
+
+/* What enforce.h works on, valid until the next return to the event loop. */
+EnforceTarget manager_enforce_target(Manager *m);
+
+/* Tells the bus about a change of knobs (Changed, and Governor if it moved). */
+void manager_knobs_changed(Manager *m);

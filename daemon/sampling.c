@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "macro.h"
+#include "sampling.h"
+
+/* Returns 0 or a negative errno with e set. */
+int sampling_new(int root_fd, Sampling **ret, ErrorInfo *e) {
+        _cleanup_(sampling_freep) Sampling *s = NULL;
+        ErrorInfo pe = {};
+        int r;
+
+        s = calloc(1, sizeof(Sampling));
+        if (!s)
+                return -ENOMEM;
+        r = topology_load(root_fd, &s->topology, e);
+        if (r < 0)
+                return r;
+        r = cpuidle_sampler_new(root_fd, s->topology, &s->sampler, e);
+        if (r < 0)
+                return r;
+        r = procreader_new(root_fd, &s->proc, &pe);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                log_warning_errno(r, "Failed to open proc/stat: %s, utilisation and wakeups will be unknown, ignoring",
+                                  pe.message[0] ? pe.message : strerror(-r));
+        if (snapshot_new(s->topology->n_cpus, &s->latest) < 0 ||
+            snapshot_new(s->topology->n_cpus, &s->scratch) < 0)
+                return -ENOMEM;
+        s->rates = calloc(s->topology->n_cpus ? s->topology->n_cpus : 1, sizeof(CpuRates));
+        if (!s->rates)
+                return -ENOMEM;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+/* Returns NULL. */
+Sampling *sampling_free(Sampling *s) {
+        if (!s)
+                return NULL;
+        free(s->rates);
+        snapshot_free(s->scratch);
+        snapshot_free(s->latest);
+        procreader_free(s->proc);
+        cpuidle_sampler_free(s->sampler);
+        topology_free(s->topology);
+        free(s);
+        return NULL;
+}
+
+void sampling_freep(Sampling **s) {
+        sampling_free(*s);
+}
+
+/* Returns 0 or a negative errno with e set. */
+int sampling_take(Sampling *s, uint64_t now_usec, ErrorInfo *e) {
+        Snapshot *t;
+        int r;
+
+        r = snapshot_take(s->scratch, s->sampler, s->proc, now_usec, e);
+        if (r < 0)
+                return r;
+        if (s->has_latest && snapshot_delta(s->latest, s->scratch, s->rates) >= 0)
+                s->has_rates = true;
+        t = s->latest;
+        s->latest = s->scratch;
+        s->scratch = t;
+        s->has_latest = true;
+        return 0;
+}
+
+/* Returns the rates or NULL. */
+const CpuRates *sampling_rates(const Sampling *s, unsigned cpu) {
+        if (!s->has_rates || cpu >= s->topology->n_cpus)
+                return NULL;
+        return &s->rates[cpu];
+}
+
+/* Returns the counters or NULL. */
+const CpuidleCpuSample *sampling_counters(const Sampling *s, unsigned cpu) {
+        if (!s->has_latest || cpu >= s->latest->n_cpus || !s->latest->idle[cpu].online)
+                return NULL;
+        return &s->latest->idle[cpu];
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Everything the tick reads, built for one set of online CPUs: topology,
+ * cpuidle sampler, proc reader, the last two snapshots and the per-CPU rates
+ * between them.  On hotplug the manager builds a new Sampling and drops the
+ * old one. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpuidle.h"
+#include "errinfo.h"
+#include "procstat.h"
+#include "snapshot.h"
+#include "topology.h"
+
+typedef struct Sampling {
+        Topology *topology;
+        CpuidleSampler *sampler;
+        ProcReader *proc;           /* NULL when proc/stat cannot be read */
+        Snapshot *latest;           /* the last good sample (valid if has_latest) */
+        Snapshot *scratch;          /* where the next sample goes */
+        bool has_latest;
+        CpuRates *rates;            /* topology->n_cpus entries (valid if has_rates) */
+        bool has_rates;
+} Sampling;
+
+/* Loads the topology and opens every counter file under root_fd.  A proc
+ * tree that cannot be read is logged and tolerated.  Returns 0 or a
+ * negative errno with e set. */
+int sampling_new(int root_fd, Sampling **ret, ErrorInfo *e);
+
+/* Frees s (NULL allowed).  Returns NULL. */
+Sampling *sampling_free(Sampling *s);
+void sampling_freep(Sampling **s);
+
+/* Takes a sample at now_usec (CLOCK_MONOTONIC) and, if there was one
+ * before, computes the rates since then.  On failure the previous sample
+ * and rates stay.  Returns 0 or a negative errno with e set. */
+int sampling_take(Sampling *s, uint64_t now_usec, ErrorInfo *e);
+
+/* The rates of cpu over the last tick, or NULL before the second sample.
+ * The per-state part is only meaningful when valid is set. */
+const CpuRates *sampling_rates(const Sampling *s, unsigned cpu);
+
+/* The counters of cpu at the last sample, or NULL when unknown. */
+const CpuidleCpuSample *sampling_counters(const Sampling *s, unsigned cpu);

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build-config.h"
+#include "config.h"
+#include "fileio.h"
+
+#define CONFIG_FILE_MAX (1024 * 1024)
+
+static const char *const log_level_names[] = {
+        [LOG_LEVEL_ERR] = "err",
+        [LOG_LEVEL_WARNING] = "warning",
+        [LOG_LEVEL_NOTICE] = "notice",
+        [LOG_LEVEL_INFO] = "info",
+        [LOG_LEVEL_DEBUG] = "debug",
+};
+
+const char *log_level_to_string(LogLevel l) {
+        if (l < LOG_LEVEL_ERR || l > LOG_LEVEL_DEBUG)
+                return NULL;
+        return log_level_names[l];
+}
+
+int log_level_from_string(const char *s, LogLevel *ret) {
+        for (LogLevel l = LOG_LEVEL_ERR; l <= LOG_LEVEL_DEBUG; l++)
+                if (strcmp(log_level_names[l], s) == 0) {
+                        *ret = l;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+void config_init(Config *c) {
+        *c = (Config) {
+                .tick_usec = CONFIG_TICK_USEC_DEFAULT,
+                .log_level = LOG_LEVEL_INFO,
+        };
+        snprintf(c->runtime_directory, sizeof(c->runtime_directory), "%s", RUNTIME_DIR);
+        snprintf(c->state_directory, sizeof(c->state_directory), "%s", STATE_DIR);
+}
+
+/* Sets e to "FILE: key "K": reason".  Returns -EINVAL. */
+static int key_error(ErrorInfo *e, const char *filename, const char *key, const char *reason) {
+        return errinfo_set(e, -EINVAL, "%s: key \"%s\": %s", filename, key, reason);
+}
+
+static int parse_tick(json_t *v, Config *c) {
+        if (!json_is_integer(v))
+                return -EINVAL;
+        json_int_t t = json_integer_value(v);
+        if (t < (json_int_t) CONFIG_TICK_USEC_MIN || t > (json_int_t) CONFIG_TICK_USEC_MAX)
+                return -EINVAL;
+        c->tick_usec = (uint64_t) t;
+        return 0;
+}
+
+/* Copies an absolute path shorter than size into dst.  Returns 0 or -EINVAL. */
+static int parse_directory(json_t *v, char *dst, size_t size) {
+        if (!json_is_string(v))
+                return -EINVAL;
+        const char *s = json_string_value(v);
+        size_t len = json_string_length(v);
+        if (s[0] != '/' || len >= size || strlen(s) != len)
+                return -EINVAL;
+        memcpy(dst, s, len + 1);
+        return 0;
+}
+
+static int parse_runtime_directory(json_t *v, Config *c) {
+        return parse_directory(v, c->runtime_directory, sizeof(c->runtime_directory));
+}
+
+static int parse_state_directory(json_t *v, Config *c) {
+        return parse_directory(v, c->state_directory, sizeof(c->state_directory));
+}
+
+static int parse_log_level(json_t *v, Config *c) {
+        if (!json_is_string(v))
+                return -EINVAL;
+        return log_level_from_string(json_string_value(v), &c->log_level);
+}
+
+typedef struct ConfigKey {
+        const char *name;
+        int (*parse)(json_t *v, Config *c);     /* returns 0 or -EINVAL */
+        const char *requirement;
+} ConfigKey;
+
+static const ConfigKey config_keys[] = {
+        { "tick_usec", parse_tick, "must be an integer between 10000 and 3600000000" },
+        { "runtime_directory", parse_runtime_directory, "must be an absolute path (a string) shorter than 256 characters" },
+        { "state_directory", parse_state_directory, "must be an absolute path (a string) shorter than 256 characters" },
+        { "log_level", parse_log_level, "must be one of \"err\", \"warning\", \"notice\", \"info\", \"debug\"" },
+};
+
+/* Applies every key of the object root to c.  Returns 0 or -EINVAL with e
+ * naming the key. */
+static int apply_object(json_t *root, const char *filename, Config *c, ErrorInfo *e) {
+        const char *key;
+        json_t *v;
+
+        json_object_foreach(root, key, v) {
+                const ConfigKey *k = NULL;
+                for (size_t i = 0; i < sizeof(config_keys) / sizeof(config_keys[0]); i++)
+                        if (strcmp(config_keys[i].name, key) == 0)
+                                k = &config_keys[i];
+                if (!k)
+                        return key_error(e, filename, key, "unknown key");
+                if (k->parse(v, c) < 0)
+                        return key_error(e, filename, key, k->requirement);
+        }
+        return 0;
+}
+
+/* Parses len bytes of JSON on top of *c.  Returns 0 or -EINVAL/-ENOMEM. */
+static int parse_buffer(const char *buf, size_t len, const char *filename, Config *c, ErrorInfo *e) {
+        json_error_t err;
+        json_auto_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
+        Config n = *c;
+        int r;
+
+        if (!root)
+                return errinfo_set(e, -EINVAL, "%s:%d:%d: parse error: %s", filename, err.line, err.column, err.text);
+        if (!json_is_object(root))
+                return errinfo_set(e, -EINVAL, "%s: the top level must be a JSON object", filename);
+        r = apply_object(root, filename, &n, e);
+        if (r < 0)
+                return r;
+        *c = n;
+        return 0;
+}
+
+int config_parse(const char *text, const char *filename, Config *c, ErrorInfo *e) {
+        return parse_buffer(text, strlen(text), filename, c, e);
+}
+
+int config_load(FILE *f, const char *filename, Config *c, ErrorInfo *e) {
+        _cleanup_free_ char *buf = malloc(CONFIG_FILE_MAX + 1);
+        size_t len;
+
+        if (!buf)
+                return -ENOMEM;
+        len = fread(buf, 1, CONFIG_FILE_MAX + 1, f);
+        if (ferror(f))
+                return errinfo_set(e, -EIO, "%s: read error", filename);
+        if (len > CONFIG_FILE_MAX)
+                return errinfo_set(e, -EFBIG, "%s: larger than %d bytes", filename, CONFIG_FILE_MAX);
+        return parse_buffer(buf, len, filename, c, e);
+}

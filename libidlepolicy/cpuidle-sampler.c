@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The per-tick cpuidle sampler: one open fd per counter file, re-read with a
+ * single pread() each (a sysfs attribute is produced whole by the first read,
+ * so a short read is the end of the file).  Nothing is allocated per tick. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpuidle.h"
+#include "cpuidle-internal.h"
+#include "fileio.h"
+
+#define CPU_DIR "sys/devices/system/cpu"
+#define GOVERNOR_PATH CPU_DIR "/cpuidle/current_governor"
+
+typedef enum Counter {
+        COUNTER_USAGE,
+        COUNTER_TIME,
+        COUNTER_ABOVE,
+        COUNTER_BELOW,
+        COUNTER_REJECTED,
+        COUNTER_DISABLE,
+        _COUNTER_MAX,
+} Counter;
+
+static const char *const counter_file[_COUNTER_MAX] = {
+        [COUNTER_USAGE] = "usage",
+        [COUNTER_TIME] = "time",
+        [COUNTER_ABOVE] = "above",
+        [COUNTER_BELOW] = "below",
+        [COUNTER_REJECTED] = "rejected",
+        [COUNTER_DISABLE] = "disable",
+};
+
+/* The CPUIDLE_HAS_* bit of each optional counter file; 0 = required. */
+static const unsigned counter_flag[_COUNTER_MAX] = {
+        [COUNTER_ABOVE] = CPUIDLE_HAS_ABOVE,
+        [COUNTER_BELOW] = CPUIDLE_HAS_BELOW,
+        [COUNTER_REJECTED] = CPUIDLE_HAS_REJECTED,
+        [COUNTER_DISABLE] = CPUIDLE_HAS_DISABLE,
+};
+
+typedef struct SamplerCpu {
+        bool wanted;                /* online in the topology the sampler was made from */
+        bool needs_open;            /* (re)open the fds at the next read */
+        bool online;                /* the cpuidle directory existed at the last open */
+        unsigned n_states;
+        uint64_t generation;
+        int qos_fd;
+        int fds[CPUIDLE_STATES_MAX][_COUNTER_MAX];
+        CpuidleStateInfo info[CPUIDLE_STATES_MAX];
+} SamplerCpu;
+
+struct CpuidleSampler {
+        int root_fd;                /* our own dup, or AT_FDCWD */
+        int governor_fd;
+        bool governor_ro;           /* governor_fd is current_governor_ro (before 5.8) */
+        char governor[64];
+        unsigned n_cpus;
+        SamplerCpu cpus[];
+};
+
+/* Generations are unique in the process, so that snapshots taken by two
+ * samplers (the daemon rebuilds its sampler on hotplug) never look alike. */
+static uint64_t generation_counter;
+
+static uint64_t next_generation(void) {
+        return __atomic_add_fetch(&generation_counter, 1, __ATOMIC_RELAXED);
+}
+
+/* Re-reads an open file with one pread() into buf.  Returns the length
+ * (trailing newline stripped), -EFBIG if the value does not fit, or -errno. */
+static int pread_value(int fd, char *buf, size_t size) {
+        ssize_t n;
+
+        do
+                n = pread(fd, buf, size - 1, 0);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        if ((size_t) n >= size - 1)
+                return -EFBIG;
+        if (n > 0 && buf[n - 1] == '\n')
+                n--;
+        buf[n] = '\0';
+        return (int) n;
+}
+
+static void cpu_close(SamplerCpu *c) {
+        for (unsigned k = 0; k < CPUIDLE_STATES_MAX; k++)
+                for (unsigned i = 0; i < _COUNTER_MAX; i++)
+                        fileio_closep(&c->fds[k][i]);
+        fileio_closep(&c->qos_fd);
+        c->n_states = 0;
+        c->online = false;
+}
+
+/* Reads a static state file (cpuN/cpuidle/stateK/<name>) into buf.  Returns
+ * as cpuidle_read_value(). */
+static int read_state_file(int root_fd, const char *dir, const char *name, char *buf, size_t size, ErrorInfo *e) {
+        char path[128];
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        return cpuidle_read_value(root_fd, path, buf, size, e);
+}
+
+/* Reads a numeric static state file.  A missing file is an error when
+ * required, else leaves *ret alone.  Returns 1 if read, 0 if missing, or a
+ * negative errno with e set. */
+static int read_state_u64(int root_fd, const char *dir, const char *name, bool required, uint64_t *ret, ErrorInfo *e) {
+        char buf[32];
+        int r = read_state_file(root_fd, dir, name, buf, sizeof(buf), e);
+
+        if (r == -ENOENT && !required)
+                return 0;
+        if (r == -ENOENT)
+                return errinfo_set(e, r, "%s/%s: missing", dir, name);
+        if (r < 0)
+                return r;
+        if (parse_u64(buf, ret) < 0)
+                return errinfo_set(e, -EBADMSG, "%s/%s: invalid number \"%s\"", dir, name, buf);
+        return 1;
+}
+
+/* Reads default_status ("enabled"/"disabled"; missing = enabled).
+ * Returns 1 if read, 0 if missing, or a negative errno with e set. */
+static int read_default_status(int root_fd, const char *dir, bool *ret, ErrorInfo *e) {
+        char buf[32];
+        int r = read_state_file(root_fd, dir, "default_status", buf, sizeof(buf), e);
+
+        *ret = true;
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        if (strcmp(buf, "enabled") != 0 && strcmp(buf, "disabled") != 0)
+                return errinfo_set(e, -EBADMSG, "%s/default_status: invalid value \"%s\"", dir, buf);
+        *ret = strcmp(buf, "enabled") == 0;
+        return 1;
+}
+
+/* Reads name, desc, latency, residency, power and default_status of the
+ * state in dir.  Returns 0 or a negative errno with e set. */
+static int read_state_info(int root_fd, const char *dir, CpuidleStateInfo *info, ErrorInfo *e) {
+        int r;
+
+        *info = (CpuidleStateInfo) { .power_mw = UINT32_MAX };
+        r = read_state_file(root_fd, dir, "name", info->name, sizeof(info->name), e);
+        if (r == -ENOENT)
+                return errinfo_set(e, r, "%s/name: missing", dir);
+        if (r < 0)
+                return r;
+        r = read_state_file(root_fd, dir, "desc", info->desc, sizeof(info->desc), e);
+        if (r >= 0)
+                info->files |= CPUIDLE_HAS_DESC;
+        else if (r != -ENOENT)
+                return r;
+        r = read_state_u64(root_fd, dir, "latency", true, &info->latency_us, e);
+        if (r >= 0)
+                r = read_state_u64(root_fd, dir, "residency", true, &info->residency_us, e);
+        if (r >= 0)
+                r = read_state_u64(root_fd, dir, "power", false, &info->power_mw, e);
+        if (r > 0)
+                info->files |= CPUIDLE_HAS_POWER;
+        if (r >= 0)
+                r = read_default_status(root_fd, dir, &info->default_enabled, e);
+        if (r > 0)
+                info->files |= CPUIDLE_HAS_DEFAULT_STATUS;
+        return r < 0 ? r : 0;
+}
+
+/* Opens the counter files of the state in dir into fds[] and records the
+ * optional ones present in info->files.  Returns 0 or a negative errno. */
+static int open_state_counters(int root_fd, const char *dir, int *fds, CpuidleStateInfo *info, ErrorInfo *e) {
+        char path[128];
+
+        for (unsigned i = 0; i < _COUNTER_MAX; i++) {
+                snprintf(path, sizeof(path), "%s/%s", dir, counter_file[i]);
+                fds[i] = fileio_open_at(root_fd, path);
+                if (fds[i] >= 0)
+                        info->files |= counter_flag[i];
+                else if (fds[i] != -ENOENT || counter_flag[i] == 0)
+                        return errinfo_set(e, fds[i], "%s: %s", path,
+                                           fds[i] == -ENOENT ? "missing" : strerror(-fds[i]));
+        }
+        return 0;
+}
+
+/* Returns 1 if the directory dirfd/path exists, 0 if not, or -errno. */
+static int dir_exists(int dirfd, const char *path) {
+        _cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (fd >= 0)
+                return 1;
+        return errno == ENOENT ? 0 : -errno;
+}
+
+/* (Re)opens every fd of cpu and re-reads its state table.  A CPU without a
+ * cpuidle directory ends up offline with no states.  Returns 0 or a negative
+ * errno with e set (the CPU is then retried at the next read). */
+static int cpu_open(CpuidleSampler *s, unsigned cpu, ErrorInfo *e) {
+        SamplerCpu *c = &s->cpus[cpu];
+        char dir[96], path[128];
+        int r;
+
+        cpu_close(c);
+        c->generation = next_generation();
+        c->needs_open = true;
+        for (unsigned k = 0; k < CPUIDLE_STATES_MAX; k++) {
+                snprintf(dir, sizeof(dir), CPU_DIR "/cpu%u/cpuidle/state%u", cpu, k);
+                r = dir_exists(s->root_fd, dir);
+                if (r < 0)
+                        return errinfo_set(e, r, "%s: %s", dir, strerror(-r));
+                if (r == 0)
+                        break;
+                r = read_state_info(s->root_fd, dir, &c->info[k], e);
+                if (r >= 0)
+                        r = open_state_counters(s->root_fd, dir, c->fds[k], &c->info[k], e);
+                if (r < 0) {
+                        cpu_close(c);
+                        return r;
+                }
+                c->n_states = k + 1;
+        }
+        snprintf(path, sizeof(path), CPU_DIR "/cpu%u/cpuidle", cpu);
+        c->online = c->n_states > 0 || dir_exists(s->root_fd, path) > 0;
+        snprintf(path, sizeof(path), CPU_DIR "/cpu%u/power/pm_qos_resume_latency_us", cpu);
+        c->qos_fd = c->online ? fileio_open_at(s->root_fd, path) : -1;
+        c->needs_open = false;
+        return 0;
+}
+
+/* Formats an error about a counter file of cpu/state.  Returns error. */
+static int counter_error(ErrorInfo *e, int error, unsigned cpu, unsigned state, Counter i, const char *what) {
+        return errinfo_set(e, error, CPU_DIR "/cpu%u/cpuidle/state%u/%s: %s",
+                           cpu, state, counter_file[i], what);
+}
+
+/* Reads one open counter file.  Returns 0; -ENODEV/-ENOENT for a stale fd
+ * (e untouched); -EBADMSG for garbage; another negative errno.  e is set in
+ * the last two cases. */
+static int read_counter(int fd, unsigned cpu, unsigned state, Counter i, uint64_t *ret, ErrorInfo *e) {
+        char buf[32];
+        int r = pread_value(fd, buf, sizeof(buf));
+
+        if (r == -ENODEV || r == -ENOENT)
+                return r;
+        if (r == -EFBIG)
+                return counter_error(e, -EBADMSG, cpu, state, i, "value too long");
+        if (r < 0)
+                return counter_error(e, r, cpu, state, i, strerror(-r));
+        if (parse_u64(buf, ret) < 0 || (i == COUNTER_DISABLE && *ret > 1)) {
+                char what[64];
+                snprintf(what, sizeof(what), "invalid number \"%s\"", buf);
+                return counter_error(e, -EBADMSG, cpu, state, i, what);
+        }
+        return 0;
+}
+
+/* Reads all counters of one state.  Returns 0 or a negative errno. */
+static int read_state_counters(const SamplerCpu *c, unsigned cpu, unsigned k, CpuidleStateCounters *out, ErrorInfo *e) {
+        uint64_t v[_COUNTER_MAX] = {};
+        int r;
+
+        for (unsigned i = 0; i < _COUNTER_MAX; i++) {
+                if (c->fds[k][i] < 0)
+                        continue;
+                r = read_counter(c->fds[k][i], cpu, k, (Counter) i, &v[i], e);
+                if (r < 0)
+                        return r;
+        }
+        *out = (CpuidleStateCounters) {
+                .usage = v[COUNTER_USAGE], .time_us = v[COUNTER_TIME],
+                .above = v[COUNTER_ABOVE], .below = v[COUNTER_BELOW],
+                .rejected = v[COUNTER_REJECTED], .disabled = v[COUNTER_DISABLE] != 0,
+        };
+        return 0;
+}
+
+/* Reads pm_qos_resume_latency_us of cpu into out.  Returns 0 or a negative
+ * errno (-ENODEV/-ENOENT for a stale fd). */
+static int read_resume_latency(const SamplerCpu *c, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e) {
+        char buf[32];
+        int r;
+
+        if (c->qos_fd < 0)
+                return 0;
+        r = pread_value(c->qos_fd, buf, sizeof(buf));
+        if (r == -ENODEV || r == -ENOENT)
+                return r;
+        if (r >= 0 && cpuidle_parse_resume_latency(buf, &out->resume_latency_us) < 0)
+                r = -EBADMSG;
+        if (r < 0)
+                return errinfo_set(e, r == -EFBIG ? -EBADMSG : r,
+                                   CPU_DIR "/cpu%u/power/pm_qos_resume_latency_us: %s",
+                                   cpu, r == -EBADMSG || r == -EFBIG ? "invalid value" : strerror(-r));
+        out->has_resume_latency = true;
+        return 0;
+}
+
+/* Fills out from the open fds of cpu.  Returns 0 or a negative errno. */
+static int cpu_read(const SamplerCpu *c, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e) {
+        int r;
+
+        out->online = c->online;
+        out->n_states = c->n_states;
+        out->generation = c->generation;
+        out->has_resume_latency = false;
+        out->resume_latency_us = 0;
+        r = read_resume_latency(c, cpu, out, e);
+        for (unsigned k = 0; r >= 0 && k < c->n_states; k++)
+                r = read_state_counters(c, cpu, k, &out->states[k], e);
+        return r;
+}
+
+/* Samples one CPU, reopening its fds first if needed or once when they
+ * turn out stale.  Returns 0 or a negative errno. */
+static int cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e) {
+        SamplerCpu *c = &s->cpus[cpu];
+        int r;
+
+        if (!c->wanted) {
+                *out = (CpuidleCpuSample) { .generation = c->generation };
+                return 0;
+        }
+        if (c->needs_open) {
+                r = cpu_open(s, cpu, e);
+                if (r < 0)
+                        return r;
+        }
+        r = cpu_read(c, cpu, out, e);
+        if (r != -ENODEV && r != -ENOENT)
+                return r;
+        r = cpu_open(s, cpu, e);
+        if (r < 0)
+                return r;
+        r = cpu_read(c, cpu, out, e);
+        if (r == -ENODEV || r == -ENOENT)
+                return errinfo_set(e, r, CPU_DIR "/cpu%u/cpuidle: files vanished while reading", cpu);
+        return r;
+}
+
+/* (Re)opens the governor file: current_governor, else current_governor_ro.
+ * governor_fd stays -1 if neither exists. */
+static void open_governor(CpuidleSampler *s) {
+        fileio_closep(&s->governor_fd);
+        s->governor_ro = false;
+        s->governor_fd = fileio_open_at(s->root_fd, GOVERNOR_PATH);
+        if (s->governor_fd >= 0)
+                return;
+        s->governor_ro = true;
+        s->governor_fd = fileio_open_at(s->root_fd, GOVERNOR_PATH "_ro");
+        if (s->governor_fd < 0)
+                s->governor_fd = -1;
+}
+
+/* Reads the governor into buf ("" if there is no governor file), reopening
+ * a stale fd once.  Returns 0 or a negative errno. */
+static int read_governor(CpuidleSampler *s, char *buf, size_t size) {
+        int r = -ENOENT;
+
+        if (s->governor_fd >= 0)
+                r = pread_value(s->governor_fd, buf, size);
+        if (r != -ENODEV && r != -ENOENT)
+                return r;
+        open_governor(s);
+        buf[0] = '\0';
+        return s->governor_fd >= 0 ? pread_value(s->governor_fd, buf, size) : 0;
+}
+
+/* Re-reads the governor; if it changed, every CPU is reopened at this read.
+ * Returns 0 or a negative errno with e set. */
+static int check_governor(CpuidleSampler *s, ErrorInfo *e) {
+        char buf[sizeof(s->governor)];
+        int r = read_governor(s, buf, sizeof(buf));
+
+        if (r < 0)
+                return errinfo_set(e, r == -EFBIG ? -EBADMSG : r, GOVERNOR_PATH "%s: %s",
+                                   s->governor_ro ? "_ro" : "", r == -EFBIG ? "value too long" : strerror(-r));
+        if (strcmp(buf, s->governor) != 0) {
+                cpuidle_sampler_invalidate(s);
+                memcpy(s->governor, buf, sizeof(buf));
+        }
+        return 0;
+}
+
+int cpuidle_sampler_read(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e) {
+        int r = check_governor(s, e);
+
+        for (unsigned cpu = 0; r >= 0 && cpu < s->n_cpus; cpu++)
+                r = cpu_sample(s, cpu, &out[cpu], e);
+        return r;
+}
+
+void cpuidle_sampler_invalidate(CpuidleSampler *s) {
+        for (unsigned cpu = 0; cpu < s->n_cpus; cpu++)
+                if (s->cpus[cpu].wanted)
+                        s->cpus[cpu].needs_open = true;
+}
+
+CpuidleSampler *cpuidle_sampler_free(CpuidleSampler *s) {
+        if (!s)
+                return NULL;
+        for (unsigned cpu = 0; cpu < s->n_cpus; cpu++)
+                cpu_close(&s->cpus[cpu]);
+        fileio_closep(&s->governor_fd);
+        if (s->root_fd >= 0)
+                close(s->root_fd);
+        free(s);
+        return NULL;
+}
+
+void cpuidle_sampler_freep(CpuidleSampler **s) {
+        cpuidle_sampler_free(*s);
+}
+
+/* Allocates a sampler with every fd closed.  Returns it or NULL. */
+static CpuidleSampler *sampler_alloc(unsigned n_cpus) {
+        CpuidleSampler *s = calloc(1, sizeof(CpuidleSampler) + (size_t) n_cpus * sizeof(SamplerCpu));
+
+        if (!s)
+                return NULL;
+        s->root_fd = AT_FDCWD;
+        s->governor_fd = -1;
+        s->n_cpus = n_cpus;
+        for (unsigned cpu = 0; cpu < n_cpus; cpu++) {
+                SamplerCpu *c = &s->cpus[cpu];
+                c->qos_fd = -1;
+                for (unsigned k = 0; k < CPUIDLE_STATES_MAX; k++)
+                        for (unsigned i = 0; i < _COUNTER_MAX; i++)
+                                c->fds[k][i] = -1;
+        }
+        return s;
+}
+
+int cpuidle_sampler_new(int root_fd, const Topology *t, CpuidleSampler **ret, ErrorInfo *e) {
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_alloc(t->n_cpus);
+        int r;
+
+        if (!s)
+                return -ENOMEM;
+        if (root_fd >= 0) {
+                s->root_fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+                if (s->root_fd < 0)
+                        return errinfo_set(e, -errno, "duplicating the root fd: %s", strerror(errno));
+        }
+        r = check_governor(s, e);
+        if (r < 0)
+                return r;
+        for (unsigned cpu = 0; cpu < t->n_cpus; cpu++) {
+                s->cpus[cpu].wanted = t->cpus[cpu].present && t->cpus[cpu].online;
+                if (!s->cpus[cpu].wanted)
+                        continue;
+                r = cpu_open(s, cpu, e);
+                if (r < 0)
+                        return r;
+        }
+        *ret = s;
+        s = NULL;
+        return 0;
+}
+
+unsigned cpuidle_sampler_n_cpus(const CpuidleSampler *s) {
+        return s->n_cpus;
+}
+
+const CpuidleStateInfo *cpuidle_sampler_states(const CpuidleSampler *s, unsigned cpu, unsigned *ret_n) {
+        if (cpu >= s->n_cpus || !s->cpus[cpu].online || s->cpus[cpu].n_states == 0) {
+                *ret_n = 0;
+                return NULL;
+        }
+        *ret_n = s->cpus[cpu].n_states;
+        return s->cpus[cpu].info;
+}
+
+const char *cpuidle_sampler_governor(const CpuidleSampler *s) {
+        return s->governor;
+}

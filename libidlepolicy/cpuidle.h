@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* cpuidle discovery (driver, governor, per-CPU state tables, the haltpoll
+ * parameters on KVM guests) and the sampler that re-reads the per-state
+ * counters every tick.
+ *
+ * Paths, relative to the root handle:
+ *   sys/devices/system/cpu/cpuidle/{current_driver,current_governor,
+ *                                   current_governor_ro,available_governors}
+ *   sys/devices/system/cpu/cpuN/cpuidle/stateK/{name,desc,latency,residency,
+ *       power,usage,time,above,below,rejected,disable,default_status}
+ *   sys/devices/system/cpu/cpuN/power/pm_qos_resume_latency_us
+ *   sys/module/haltpoll/parameters/guest_halt_poll_{ns,grow,grow_start,shrink,allow_shrink}
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "errinfo.h"
+#include "topology.h"
+
+#define CPUIDLE_STATES_MAX 10      /* the kernel's CPUIDLE_STATE_MAX */
+#define CPUIDLE_NAME_MAX 32        /* CPUIDLE_NAME_LEN is 16; room to spare */
+#define CPUIDLE_DESC_MAX 64        /* CPUIDLE_DESC_LEN is 32 */
+#define CPUIDLE_GOVERNORS_MAX 16
+
+/* The value shown for / written as "n/a" in pm_qos_resume_latency_us: the
+ * CPU may only use states with zero exit latency (polling). 0 means "no
+ * constraint".  Valid numeric constraints are 1 .. CPUIDLE_RESUME_LATENCY_MAX. */
+#define CPUIDLE_RESUME_LATENCY_NA UINT32_MAX
+#define CPUIDLE_RESUME_LATENCY_MAX 2147483646u   /* S32_MAX - 1 */
+
+/* Which optional per-state files this state has (older kernels lack some). */
+enum {
+        CPUIDLE_HAS_ABOVE          = 1u << 0,
+        CPUIDLE_HAS_BELOW          = 1u << 1,
+        CPUIDLE_HAS_REJECTED       = 1u << 2,
+        CPUIDLE_HAS_DISABLE        = 1u << 3,
+        CPUIDLE_HAS_DEFAULT_STATUS = 1u << 4,
+        CPUIDLE_HAS_POWER          = 1u << 5,
+        CPUIDLE_HAS_DESC           = 1u << 6,
+};
+
+/* Static description of one state (read once when the state is opened). */
+typedef struct CpuidleStateInfo {
+        char name[CPUIDLE_NAME_MAX];
+        char desc[CPUIDLE_DESC_MAX];
+        uint64_t latency_us;        /* exit latency */
+        uint64_t residency_us;      /* target residency */
+        uint64_t power_mw;          /* often UINT32_MAX = unknown */
+        bool default_enabled;       /* default_status == "enabled" (true if file missing) */
+        unsigned files;             /* CPUIDLE_HAS_* */
+} CpuidleStateInfo;
+
+/* Counters of one state at one instant. Missing files read as 0. */
+typedef struct CpuidleStateCounters {
+        uint64_t usage;
+        uint64_t time_us;
+        uint64_t above;
+        uint64_t below;
+        uint64_t rejected;
+        bool disabled;
+} CpuidleStateCounters;
+
+typedef struct HaltpollParams {
+        bool present;               /* sys/module/haltpoll/parameters exists */
+        uint64_t poll_ns;           /* guest_halt_poll_ns */
+        uint64_t grow;
+        uint64_t grow_start;
+        uint64_t shrink;
+        bool allow_shrink;          /* "Y"/"N" */
+} HaltpollParams;
+
+typedef struct CpuidleSystem {
+        char driver[64];            /* "" when cpuidle has no driver ("none") */
+        char governor[64];
+        bool governor_writable;     /* current_governor exists (5.8+) */
+        unsigned n_governors;
+        char governors[CPUIDLE_GOVERNORS_MAX][32];
+        HaltpollParams haltpoll;
+} CpuidleSystem;
+
+/* Reads the system-wide cpuidle files and the haltpoll parameters.
+ * Returns 0; -ENOENT if there is no sys/devices/system/cpu/cpuidle at all;
+ * other negative errno with e set.  Missing optional files are tolerated. */
+int cpuidle_system_load(int root_fd, CpuidleSystem *ret, ErrorInfo *e);
+
+/* Returns true if name is listed in s->governors. */
+bool cpuidle_system_has_governor(const CpuidleSystem *s, const char *name);
+
+/* Resolves a state given by name ("POLL", "haltpoll idle") or by decimal
+ * index ("1") against one CPU's state table.  Returns the index, or -ENOENT. */
+int cpuidle_state_lookup(const CpuidleStateInfo *states, unsigned n_states, const char *name_or_index);
+
+/* Parses a pm_qos_resume_latency_us value ("0", "20", "n/a").
+ * Returns 0 or -EINVAL; "n/a" gives CPUIDLE_RESUME_LATENCY_NA. */
+int cpuidle_parse_resume_latency(const char *text, uint32_t *ret);
+/* Formats a resume latency for writing: "n/a" or the decimal number. */
+const char *cpuidle_format_resume_latency(uint32_t usec, char buf[static 16]);
+
+/* ---- sampler ------------------------------------------------------------
+ * Keeps one fd per counter file open and re-reads them with pread().  The fds
+ * of a CPU are reopened when a read fails with ENODEV/ENOENT (the directory
+ * was recreated, e.g. by a governor switch on a real kernel), and all CPUs are
+ * reopened when the governor read at the start of each sample differs from
+ * the one seen last time (this also catches recreated directories in a test
+ * tree, where old fds stay readable). */
+
+typedef struct CpuidleCpuSample {
+        bool online;                /* online and has a cpuidle directory */
+        unsigned n_states;
+        uint64_t generation;        /* bumped every time this CPU's fds were (re)opened */
+        uint32_t resume_latency_us; /* CPUIDLE_RESUME_LATENCY_NA for "n/a" */
+        bool has_resume_latency;
+        CpuidleStateCounters states[CPUIDLE_STATES_MAX];
+} CpuidleCpuSample;
+
+typedef struct CpuidleSampler CpuidleSampler;
+
+/* Opens the counter files of every online CPU in t.  A CPU without a cpuidle
+ * directory is kept with n_states = 0 (online = false).  root_fd is
+ * duplicated (AT_FDCWD is kept as is).  Generations are unique within the
+ * process, so snapshots from two samplers never look comparable.  Returns 0
+ * or a negative errno; *ret untouched on failure. */
+int cpuidle_sampler_new(int root_fd, const Topology *t, CpuidleSampler **ret, ErrorInfo *e);
+/* Frees s (NULL allowed) and closes its fds.  Returns NULL. */
+CpuidleSampler *cpuidle_sampler_free(CpuidleSampler *s);
+void cpuidle_sampler_freep(CpuidleSampler **s);
+#define _cleanup_cpuidle_sampler_ __attribute__((cleanup(cpuidle_sampler_freep)))
+
+/* Number of CPU slots (= t->n_cpus given at creation). */
+unsigned cpuidle_sampler_n_cpus(const CpuidleSampler *s);
+/* The static state table of cpu (NULL and *ret_n = 0 for offline/no cpuidle). */
+const CpuidleStateInfo *cpuidle_sampler_states(const CpuidleSampler *s, unsigned cpu, unsigned *ret_n);
+/* The governor seen at the last sample (or at creation). */
+const char *cpuidle_sampler_governor(const CpuidleSampler *s);
+
+/* Reads all counters of all CPUs into out[0 .. n_cpus-1].  Reopens stale
+ * fds as described above.  A CPU whose cpuidle directory vanished (it went
+ * offline) reads as online = false, n_states = 0, without an error, until
+ * the next reopen.  Garbage in a counter file fails the whole sample with
+ * -EBADMSG and e naming the file (never a silently wrong number); out is
+ * then unspecified.  One pread() per file, no allocation.  Returns 0, or a
+ * negative errno. */
+int cpuidle_sampler_read(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e);
+
+/* Forces every CPU's fds to be reopened at the next read (call after the
+ * daemon itself switched the governor). */
+void cpuidle_sampler_invalidate(CpuidleSampler *s);

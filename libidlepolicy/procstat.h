@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* proc/stat (per-CPU busy and total jiffies) and proc/interrupts (per-CPU
+ * interrupts, split into timer and non-timer).  Both files are kept open and
+ * re-read with pread(). */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "errinfo.h"
+
+typedef struct ProcCpuSample {
+        bool has_stat;              /* a cpuN line was present in proc/stat */
+        uint64_t busy_jiffies;      /* user+nice+system+irq+softirq+steal */
+        uint64_t total_jiffies;     /* busy + idle + iowait */
+        bool has_irq;               /* a column was present in proc/interrupts */
+        uint64_t timer_irqs;        /* rows that are timers: LOC, or a description containing "timer" */
+        uint64_t other_irqs;        /* every other per-CPU row (IPIs, devices) */
+} ProcCpuSample;
+
+typedef struct ProcReader ProcReader;
+
+/* Opens proc/stat and proc/interrupts under root_fd.  A missing
+ * proc/interrupts is tolerated (has_irq stays false).  Returns 0 or a
+ * negative errno; *ret untouched on failure. */
+int procreader_new(int root_fd, ProcReader **ret, ErrorInfo *e);
+/* Frees r (NULL allowed) and closes its fds.  Returns NULL. */
+ProcReader *procreader_free(ProcReader *r);
+void procreader_freep(ProcReader **r);
+#define _cleanup_procreader_ __attribute__((cleanup(procreader_freep)))
+
+/* Fills out[0 .. n_cpus-1] (zeroed first).  CPUs not listed stay has_* =
+ * false.  Malformed or truncated content fails with -EBADMSG and e naming
+ * the file and line ("proc/stat:3: ..."); out is then unspecified.  No
+ * allocation once the buffer has grown to the files' size.  Returns 0 or a
+ * negative errno. */
+int procreader_read(ProcReader *r, unsigned n_cpus, ProcCpuSample *out, ErrorInfo *e);
+
+/* The pure parsers behind procreader_read(), for tests and the simulator.
+ * Each resets and fills only its own fields of out[0 .. n_cpus-1]; a line
+ * not ended by a newline counts as truncated.  Return 0 or -EBADMSG. */
+int procstat_parse_stat(const char *text, unsigned n_cpus, ProcCpuSample *out, ErrorInfo *e);
+int procstat_parse_interrupts(const char *text, unsigned n_cpus, ProcCpuSample *out, ErrorInfo *e);

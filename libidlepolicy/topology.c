@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "topology.h"
+
+#define CPU_DIR "sys/devices/system/cpu"
+
+/* Reads and parses a CPU list file.  Returns 0, -ENOENT if it is missing
+ * (e untouched), -EBADMSG with e naming the file on bad content, or another
+ * negative errno with e set; *ret untouched on failure. */
+static int read_cpuset(int root_fd, const char *path, CpuSet *ret, ErrorInfo *e) {
+        char buf[4096];
+        ErrorInfo inner;
+        int r;
+
+        r = fileio_read_string_at(root_fd, path, buf, sizeof(buf));
+        if (r == -ENOENT)
+                return r;
+        if (r < 0)
+                return errinfo_set(e, r, "%s: %s", path, strerror(-r));
+        r = cpuset_parse(buf, ret, &inner);
+        if (r < 0)
+                return errinfo_set(e, -EBADMSG, "%s: %s", path, inner.message);
+        return 0;
+}
+
+/* Parses a topology id: a non-negative int, or "-1" (some architectures
+ * show -1 for "unknown").  Returns 0 or -EINVAL. */
+static int parse_topology_id(const char *s, int *ret) {
+        uint64_t v;
+
+        if (strcmp(s, "-1") == 0) {
+                *ret = -1;
+                return 0;
+        }
+        if (parse_u64(s, &v) < 0 || v > INT_MAX)
+                return -EINVAL;
+        *ret = (int) v;
+        return 0;
+}
+
+/* Reads cpuN/topology/<name> into *ret.  A missing file leaves *ret at -1.
+ * Returns 0 or a negative errno with e naming the file. */
+static int read_topology_id(int root_fd, unsigned cpu, const char *name, int *ret, ErrorInfo *e) {
+        char path[128], buf[64];
+        int r;
+
+        snprintf(path, sizeof(path), CPU_DIR "/cpu%u/topology/%s", cpu, name);
+        r = fileio_read_string_at(root_fd, path, buf, sizeof(buf));
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return errinfo_set(e, r, "%s: %s", path, strerror(-r));
+        if (parse_topology_id(buf, ret) < 0)
+                return errinfo_set(e, -EBADMSG, "%s: invalid id \"%s\"", path, buf);
+        return 0;
+}
+
+/* Fills one CPU's ids and siblings.  Returns 0 or a negative errno. */
+static int load_cpu(int root_fd, TopologyCpu *c, ErrorInfo *e) {
+        char path[128];
+        int r;
+
+        r = read_topology_id(root_fd, c->id, "physical_package_id", &c->package_id, e);
+        if (r >= 0)
+                r = read_topology_id(root_fd, c->id, "die_id", &c->die_id, e);
+        if (r >= 0)
+                r = read_topology_id(root_fd, c->id, "core_id", &c->core_id, e);
+        if (r < 0)
+                return r;
+
+        snprintf(path, sizeof(path), CPU_DIR "/cpu%u/topology/thread_siblings_list", c->id);
+        r = read_cpuset(root_fd, path, &c->siblings, e);
+        return r == -ENOENT ? 0 : r;
+}
+
+/* Reads the online mask, limited to present CPUs ("online" missing: all
+ * present CPUs).  Returns 0 or a negative errno with e set. */
+static int read_online(int root_fd, const CpuSet *present, CpuSet *ret, ErrorInfo *e) {
+        CpuSet online;
+        int r;
+
+        r = read_cpuset(root_fd, CPU_DIR "/online", &online, e);
+        if (r == -ENOENT)
+                online = *present;
+        else if (r < 0)
+                return r;
+        for (unsigned i = 0; i < CPUSET_MAX / 64; i++)
+                online.bits[i] &= present->bits[i];
+        *ret = online;
+        return 0;
+}
+
+Topology *topology_free(Topology *t) {
+        if (t) {
+                free(t->cpus);
+                free(t);
+        }
+        return NULL;
+}
+
+void topology_freep(Topology **t) {
+        topology_free(*t);
+}
+
+/* Allocates a topology with the present and online masks read.  Returns 0
+ * or a negative errno with e set. */
+static int topology_alloc(int root_fd, Topology **ret, ErrorInfo *e) {
+        _cleanup_topology_ Topology *t = calloc(1, sizeof(Topology));
+        int r;
+
+        if (!t)
+                return -ENOMEM;
+        r = read_cpuset(root_fd, CPU_DIR "/present", &t->present, e);
+        if (r == -ENOENT)
+                return errinfo_set(e, r, CPU_DIR "/present: %s", strerror(-r));
+        if (r < 0)
+                return r;
+        t->n_cpus = cpuset_span(&t->present);
+        if (t->n_cpus == 0)
+                return errinfo_set(e, -EBADMSG, CPU_DIR "/present: no CPU listed");
+        r = read_online(root_fd, &t->present, &t->online, e);
+        if (r < 0)
+                return r;
+        t->cpus = calloc(t->n_cpus, sizeof(TopologyCpu));
+        if (!t->cpus)
+                return -ENOMEM;
+        *ret = t;
+        t = NULL;
+        return 0;
+}
+
+int topology_load(int root_fd, Topology **ret, ErrorInfo *e) {
+        _cleanup_topology_ Topology *t = NULL;
+        int r;
+
+        r = topology_alloc(root_fd, &t, e);
+        if (r < 0)
+                return r;
+        for (unsigned i = 0; i < t->n_cpus; i++) {
+                TopologyCpu *c = &t->cpus[i];
+
+                *c = (TopologyCpu) { .id = i, .package_id = -1, .die_id = -1, .core_id = -1 };
+                c->present = cpuset_contains(&t->present, i);
+                c->online = cpuset_contains(&t->online, i);
+                if (!c->present)
+                        continue;
+                r = load_cpu(root_fd, c, e);
+                if (r < 0)
+                        return r;
+        }
+        *ret = t;
+        t = NULL;
+        return 0;
+}
+
+int topology_online_changed(int root_fd, const Topology *t) {
+        CpuSet online;
+        int r;
+
+        r = read_online(root_fd, &t->present, &online, NULL);
+        if (r < 0)
+                return r;
+        return cpuset_equal(&online, &t->online) ? 0 : 1;
+}

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <string.h>
+
+#include "ftrace-parse.h"
+
+#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool is_digit(char c) {
+        return c >= '0' && c <= '9';
+}
+
+/* The end of a field value. */
+static bool is_end(char c) {
+        return c == ' ' || c == '\0' || c == '\n';
+}
+
+/* Parses the decimal number at s (stops at the first non-digit).  Returns
+ * the number of digits, 0 if none or on overflow. */
+static size_t scan_u64(const char *s, uint64_t *ret) {
+        uint64_t v = 0;
+        size_t n = 0;
+
+        for (; is_digit(s[n]); n++) {
+                unsigned d = (unsigned) (s[n] - '0');
+                if (v > (UINT64_MAX - d) / 10)
+                        return 0;
+                v = v * 10 + d;
+        }
+        *ret = v;
+        return n;
+}
+
+static size_t scan_hex(const char *s, uint64_t *ret) {
+        uint64_t v = 0;
+        size_t n = 0;
+
+        if (s[0] == '0' && s[1] == 'x')
+                s += 2;
+        for (;; n++) {
+                char c = s[n];
+                unsigned d = is_digit(c) ? (unsigned) (c - '0') :
+                             c >= 'a' && c <= 'f' ? (unsigned) (c - 'a' + 10) :
+                             c >= 'A' && c <= 'F' ? (unsigned) (c - 'A' + 10) : 16;
+                if (d == 16)
+                        break;
+                if (n >= 16)
+                        return 0;
+                v = v << 4 | d;
+        }
+        *ret = v;
+        return n;
+}
+
+/* The value of "key=" in an event's field text (key at the start or after a
+ * space).  Returns a pointer to the value or NULL. */
+static const char *field(const char *fields, const char *key) {
+        size_t len = strlen(key);
+
+        for (const char *p = fields; (p = strstr(p, key)); p += len)
+                if ((p == fields || p[-1] == ' ') && p[len] == '=')
+                        return p + len + 1;
+        return NULL;
+}
+
+/* A decimal field that must end at a space or the end of the line. */
+static int field_u64(const char *fields, const char *key, uint64_t *ret) {
+        const char *v = field(fields, key);
+        size_t n;
+
+        if (!v || (n = scan_u64(v, ret)) == 0 || !is_end(v[n]))
+                return -EBADMSG;
+        return 0;
+}
+
+static int field_u32(const char *fields, const char *key, uint32_t *ret) {
+        uint64_t v;
+
+        if (field_u64(fields, key, &v) < 0 || v > UINT32_MAX)
+                return -EBADMSG;
+        *ret = (uint32_t) v;
+        return 0;
+}
+
+static int field_pid(const char *fields, const char *key, int32_t *ret) {
+        uint32_t v;
+
+        if (field_u32(fields, key, &v) < 0 || v > INT32_MAX)
+                return -EBADMSG;
+        *ret = (int32_t) v;
+        return 0;
+}
+
+static int field_hex(const char *fields, const char *key, uint64_t *ret) {
+        const char *v = field(fields, key);
+        size_t n;
+
+        if (!v || (n = scan_hex(v, ret)) == 0)
+                return -EBADMSG;
+        v += (v[0] == '0' && v[1] == 'x') ? n + 2 : n;
+        return is_end(*v) ? 0 : -EBADMSG;
+}
+
+/* ---- per-event field parsers -------------------------------------------- */
+
+static int parse_cpu_idle(const char *f, FtraceEvent *ev) {
+        uint64_t state;
+
+        if (field_u64(f, "state", &state) < 0 || field_u32(f, "cpu_id", &ev->idle.cpu) < 0)
+                return -EBADMSG;
+        /* PWR_EVENT_EXIT is (u32)-1; older kernels printed it as a 64-bit -1 */
+        if (state == UINT32_MAX || state == UINT64_MAX)
+                ev->idle.state = -1;
+        else if (state <= INT32_MAX)
+                ev->idle.state = (int32_t) state;
+        else
+                return -EBADMSG;
+        return 0;
+}
+
+static int parse_cpu_idle_miss(const char *f, FtraceEvent *ev) {
+        const char *type = field(f, "type");
+
+        if (field_u32(f, "cpu_id", &ev->miss.cpu) < 0 || field_u32(f, "state", &ev->miss.state) < 0 || !type)
+                return -EBADMSG;
+        if (strncmp(type, "below", 5) == 0)
+                ev->miss.below = true;
+        else if (strncmp(type, "above", 5) == 0)
+                ev->miss.below = false;
+        else
+                return -EBADMSG;
+        return 0;
+}
+
+static int parse_hrtimer_start(const char *f, FtraceEvent *ev) {
+        if (field_hex(f, "hrtimer", &ev->hrtimer.id) < 0 || field_u64(f, "expires", &ev->hrtimer.expires_ns) < 0)
+                return -EBADMSG;
+        return 0;
+}
+
+static int parse_hrtimer_cancel(const char *f, FtraceEvent *ev) {
+        ev->hrtimer.expires_ns = 0;
+        return field_hex(f, "hrtimer", &ev->hrtimer.id);
+}
+
+static int parse_hrtimer_expire(const char *f, FtraceEvent *ev) {
+        if (field_hex(f, "hrtimer", &ev->hrtimer.id) < 0 || field_u64(f, "now", &ev->hrtimer.expires_ns) < 0)
+                return -EBADMSG;
+        return 0;
+}
+
+static int parse_irq_timer(const char *f, FtraceEvent *ev) {
+        ev->irq.timer = true;
+        return 0;
+}
+
+static int parse_irq_other(const char *f, FtraceEvent *ev) {
+        ev->irq.timer = false;
+        return 0;
+}
+
+/* irq_handler_entry: "irq=11 name=arch_timer"; a device interrupt unless
+ * its name says timer (arch_timer on Arm, "timer" for the PIT/HPET). */
+static int parse_irq_handler(const char *f, FtraceEvent *ev) {
+        const char *name = field(f, "name");
+        uint32_t irq;
+
+        if (field_u32(f, "irq", &irq) < 0 || !name)
+                return -EBADMSG;
+        size_t len = strcspn(name, " \n");
+        ev->irq.timer = memmem(name, len, "timer", 5) != NULL;
+        return 0;
+}
+
+static int parse_sched_switch(const char *f, FtraceEvent *ev) {
+        if (field_pid(f, "prev_pid", &ev->sched_switch.prev_pid) < 0 ||
+            field_pid(f, "next_pid", &ev->sched_switch.next_pid) < 0)
+                return -EBADMSG;
+        return 0;
+}
+
+static int parse_wake_idle(const char *f, FtraceEvent *ev) {
+        return field_u32(f, "cpu", &ev->wake.cpu);
+}
+
+static int parse_nothing(const char *f, FtraceEvent *ev) {
+        return 0;
+}
+
+typedef struct EventParser {
+        const char *name;
+        FtraceEventType type;
+        int (*parse)(const char *fields, FtraceEvent *ev);
+} EventParser;
+
+static const EventParser event_parsers[] = {
+        { "cpu_idle",                   FTRACE_EVENT_CPU_IDLE,          parse_cpu_idle },
+        { "cpu_idle_miss",              FTRACE_EVENT_CPU_IDLE_MISS,     parse_cpu_idle_miss },
+        { "hrtimer_start",              FTRACE_EVENT_HRTIMER_START,     parse_hrtimer_start },
+        { "hrtimer_cancel",             FTRACE_EVENT_HRTIMER_CANCEL,    parse_hrtimer_cancel },
+        { "hrtimer_expire_entry",       FTRACE_EVENT_HRTIMER_EXPIRE,    parse_hrtimer_expire },
+        { "irq_handler_entry",          FTRACE_EVENT_IRQ_ENTRY,         parse_irq_handler },
+        { "irq_handler_exit",           FTRACE_EVENT_IRQ_EXIT,          parse_irq_other },
+        { "local_timer_entry",          FTRACE_EVENT_IRQ_ENTRY,         parse_irq_timer },
+        { "local_timer_exit",           FTRACE_EVENT_IRQ_EXIT,          parse_irq_timer },
+        { "reschedule_entry",           FTRACE_EVENT_IRQ_ENTRY,         parse_irq_other },
+        { "reschedule_exit",            FTRACE_EVENT_IRQ_EXIT,          parse_irq_other },
+        { "call_function_entry",        FTRACE_EVENT_IRQ_ENTRY,         parse_irq_other },
+        { "call_function_exit",         FTRACE_EVENT_IRQ_EXIT,          parse_irq_other },
+        { "call_function_single_entry", FTRACE_EVENT_IRQ_ENTRY,         parse_irq_other },
+        { "call_function_single_exit",  FTRACE_EVENT_IRQ_EXIT,          parse_irq_other },
+        { "irq_work_entry",             FTRACE_EVENT_IRQ_ENTRY,         parse_irq_other },
+        { "irq_work_exit",              FTRACE_EVENT_IRQ_EXIT,          parse_irq_other },
+        { "x86_platform_ipi_entry",     FTRACE_EVENT_IRQ_ENTRY,         parse_irq_other },
+        { "x86_platform_ipi_exit",      FTRACE_EVENT_IRQ_EXIT,          parse_irq_other },
+        { "thermal_apic_entry",         FTRACE_EVENT_IRQ_ENTRY,         parse_irq_other },
+        { "thermal_apic_exit",          FTRACE_EVENT_IRQ_EXIT,          parse_irq_other },
+        { "threshold_apic_entry",       FTRACE_EVENT_IRQ_ENTRY,         parse_irq_other },
+        { "threshold_apic_exit",        FTRACE_EVENT_IRQ_EXIT,          parse_irq_other },
+        { "deferred_error_apic_entry",  FTRACE_EVENT_IRQ_ENTRY,         parse_irq_other },
+        { "deferred_error_apic_exit",   FTRACE_EVENT_IRQ_EXIT,          parse_irq_other },
+        { "error_apic_entry",           FTRACE_EVENT_IRQ_ENTRY,         parse_irq_other },
+        { "error_apic_exit",            FTRACE_EVENT_IRQ_EXIT,          parse_irq_other },
+        { "spurious_apic_entry",        FTRACE_EVENT_IRQ_ENTRY,         parse_irq_other },
+        { "spurious_apic_exit",         FTRACE_EVENT_IRQ_EXIT,          parse_irq_other },
+        { "ipi_entry",                  FTRACE_EVENT_IRQ_ENTRY,         parse_irq_other },
+        { "ipi_exit",                   FTRACE_EVENT_IRQ_EXIT,          parse_irq_other },
+        { "softirq_entry",              FTRACE_EVENT_SOFTIRQ_ENTRY,     parse_nothing },
+        { "softirq_exit",               FTRACE_EVENT_SOFTIRQ_EXIT,      parse_nothing },
+        { "sched_switch",               FTRACE_EVENT_SCHED_SWITCH,      parse_sched_switch },
+        { "sched_wake_idle_without_ipi", FTRACE_EVENT_WAKE_IDLE_NO_IPI, parse_wake_idle },
+};
+
+static const EventParser *event_parser_find(const char *name, size_t len) {
+        for (size_t i = 0; i < ELEMENTSOF(event_parsers); i++)
+                if (strlen(event_parsers[i].name) == len && memcmp(event_parsers[i].name, name, len) == 0)
+                        return &event_parsers[i];
+        return NULL;
+}
+
+/* ---- the common prefix --------------------------------------------------- */
+
+/* Finds "[<digits>]" between spaces: the CPU column.  Returns its '[' or NULL. */
+static const char *find_cpu_column(const char *line) {
+        for (const char *p = strchr(line, '['); p; p = strchr(p + 1, '[')) {
+                size_t n = strspn(p + 1, "0123456789");
+                if (p > line && p[-1] == ' ' && n > 0 && p[1 + n] == ']' && p[2 + n] == ' ')
+                        return p;
+        }
+        return NULL;
+}
+
+/* "comm-pid" or "comm-pid (tgid)" ending at end (exclusive). */
+static int parse_task(const char *line, const char *end, int32_t *ret_pid) {
+        while (end > line && end[-1] == ' ')
+                end--;
+        if (end > line && end[-1] == ')') {
+                while (end > line && end[-1] != '(')
+                        end--;
+                for (end = end > line ? end - 1 : end; end > line && end[-1] == ' '; end--)
+                        ;
+        }
+        const char *dash = end;
+        while (dash > line && dash[-1] != '-')
+                dash--;
+        uint64_t pid;
+        if (dash == line || dash == end || scan_u64(dash, &pid) != (size_t) (end - dash) || pid > INT32_MAX)
+                return -EBADMSG;
+        *ret_pid = (int32_t) pid;
+        return 0;
+}
+
+static FtraceContext parse_context(const char *flags, size_t len) {
+        if (len < 4)
+                return FTRACE_CTX_UNKNOWN;
+        switch (flags[2]) {
+        case 'h': return FTRACE_CTX_HARDIRQ;
+        case 'H': return FTRACE_CTX_HARDIRQ_IN_SOFTIRQ;
+        case 's': return FTRACE_CTX_SOFTIRQ;
+        case 'z': case 'Z': return FTRACE_CTX_NMI;
+        default: return FTRACE_CTX_TASK;
+        }
+}
+
+/* "seconds.fraction:" (any number of fraction digits) or "count:" for the
+ * counter clocks.  Returns the characters consumed (incl. ':'), 0 if none. */
+static size_t parse_timestamp(const char *s, uint64_t *ret) {
+        uint64_t sec, frac = 0;
+        size_t n = scan_u64(s, &sec), m = 0;
+
+        if (n == 0)
+                return 0;
+        if (s[n] == '.') {
+                m = strspn(s + n + 1, "0123456789");
+                if (m == 0 || m > 9 || scan_u64(s + n + 1, &frac) != m)
+                        return 0;
+                for (size_t i = m; i < 9; i++)
+                        frac *= 10;
+                if (sec > (UINT64_MAX - frac) / 1000000000u)
+                        return 0;
+                sec = sec * 1000000000u + frac;
+                m++;
+        }
+        if (s[n + m] != ':')
+                return 0;
+        *ret = sec;
+        return n + m + 1;
+}
+
+/* "CPU:3 [LOST 12 EVENTS]" */
+static int parse_lost(const char *line, FtraceEvent *ev) {
+        uint64_t cpu, count;
+        size_t n = scan_u64(line + 4, &cpu);
+
+        if (n == 0 || cpu > UINT32_MAX || strncmp(line + 4 + n, " [LOST ", 7) != 0)
+                return -EBADMSG;
+        size_t m = scan_u64(line + 11 + n, &count);
+        if (m == 0 || strncmp(line + 11 + n + m, " EVENTS]", 8) != 0)
+                return -EBADMSG;
+        *ev = (FtraceEvent) { .type = FTRACE_EVENT_LOST, .cpu = (uint32_t) cpu, .lost.count = count };
+        return 0;
+}
+
+/* Parses "flags ts: event: fields" after the CPU column. */
+static int parse_rest(const char *p, FtraceEvent *ev) {
+        size_t len = strcspn(p, " ");
+
+        if (len == 0)
+                return -EBADMSG;
+        if (p[len - 1] != ':') {        /* the irq-info flags column */
+                ev->ctx = parse_context(p, len);
+                p += len + strspn(p + len, " ");
+        }
+        len = parse_timestamp(p, &ev->ts_ns);
+        if (len == 0 || p[len] != ' ')
+                return -EBADMSG;
+        p += len + strspn(p + len, " ");
+        const char *colon = strchr(p, ':');
+        if (!colon || colon == p || !is_end(colon[1]))
+                return -EBADMSG;
+        const EventParser *ep = event_parser_find(p, (size_t) (colon - p));
+        if (!ep)
+                return 0;       /* FTRACE_EVENT_OTHER */
+        ev->type = ep->type;
+        return ep->parse(colon[1] == ' ' ? colon + 2 : colon + 1, ev);
+}
+
+int ftrace_parse_line(const char *line, FtraceEvent *ret) {
+        FtraceEvent ev = { .type = FTRACE_EVENT_OTHER, .ctx = FTRACE_CTX_UNKNOWN };
+        uint64_t cpu;
+
+        line += strspn(line, " \t");
+        if (line[0] == '\0' || line[0] == '\n' || line[0] == '#')
+                return -ENOMSG;
+        if (strncmp(line, "CPU:", 4) == 0)
+                return parse_lost(line, ret);
+        const char *bracket = find_cpu_column(line);
+        if (!bracket || parse_task(line, bracket, &ev.pid) < 0)
+                return -EBADMSG;
+        size_t n = scan_u64(bracket + 1, &cpu);
+        if (n == 0 || cpu > UINT32_MAX)
+                return -EBADMSG;
+        ev.cpu = (uint32_t) cpu;
+        int r = parse_rest(bracket + n + 3, &ev);
+        if (r < 0)
+                return r;
+        *ret = ev;
+        return 0;
+}

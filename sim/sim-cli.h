@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* idlepolicy-sim: shared declarations of the command-line tool's files. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "governor.h"
+#include "sim-report.h"
+#include "sim-run.h"
+#include "sim-table.h"
+
+#define CLI_LIST_MAX 64
+#define CLI_TABLES_MAX 64
+
+typedef struct CliList {
+        const char *items[CLI_LIST_MAX];
+        size_t n;
+} CliList;
+
+typedef struct CliOptions {
+        CliList workloads;          /* specs, or "all" */
+        CliList traces;             /* files */
+        CliList tables;             /* names, files, comma lists, "all" */
+        CliList governors;          /* names, comma lists, "all" */
+        CliList disable;            /* state names or indexes */
+        const char *tables_dir;
+        uint64_t seed;
+        size_t intervals;
+        bool json;
+        bool per_state;
+        bool bench;
+        bool list;
+        SimRunConfig run;
+} CliOptions;
+
+/* Where the idle periods come from: a synthetic workload or a trace. */
+typedef struct CliSource {
+        char label[SIM_LABEL_MAX];
+        SimInterval *intervals;
+        size_t n;
+        bool has_table;             /* a trace brings its own table */
+        SimTable table;
+} CliSource;
+
+typedef struct CliInputs {
+        SimTable tables[CLI_TABLES_MAX];
+        size_t n_tables;
+        CliSource sources[CLI_LIST_MAX];
+        size_t n_sources;
+        const GovernorOps *governors[CLI_LIST_MAX];
+        size_t n_governors;
+} CliInputs;
+
+/* Appends item to l.  Returns 0 or -E2BIG. */
+int cli_list_add(CliList *l, const char *item);
+
+/* Loads tables, sources and governors as o asks, printing what fails.
+ * Returns 0 or a negative errno (-EINVAL: a usage error). */
+int cli_inputs_load(const CliOptions *o, CliInputs *in);
+void cli_inputs_done(CliInputs *in);
+
+/* Prints the tables in o->tables_dir, the workloads and the governors. */
+int cli_list_all(const CliOptions *o);
+
+/* Runs the matrix and prints the report.  Returns 0 or a negative errno. */
+int cli_run_matrix(const CliOptions *o, CliInputs *in);
+
+/* Times every governor's replay of every source on every table and prints
+ * ns per interval.  Returns 0 or a negative errno. */
+int cli_run_bench(const CliOptions *o, CliInputs *in);

@@ -1,0 +1,115 @@
+#!/bin/sh
+# idlepolicy-sim from the outside: usage errors exit 2, runtime errors 1,
+# markdown and JSON reports, --bench, --disable, trace replay.
+#   test-sim-cli.sh BINARY TABLES_DIR
+set -u
+sim=$1
+tables=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() {
+        echo "FAIL: $*"
+        fails=$((fails + 1))
+}
+
+# expect CODE CMD...: runs CMD, output in $tmp/out and $tmp/err
+expect() {
+        code=$1
+        shift
+        "$@" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        [ "$rc" = "$code" ] || fail "exit $rc (wanted $code): $* -- $(head -c 300 "$tmp/err")"
+}
+
+contains() {
+        grep -qF -- "$2" "$1" || fail "$1 lacks: $2"
+}
+
+expect 0 "$sim" --help
+contains "$tmp/out" "Usage: idlepolicy-sim"
+expect 0 "$sim" --version
+expect 2 "$sim"
+contains "$tmp/err" "nothing to replay"
+expect 2 "$sim" -w pgbench
+contains "$tmp/err" "no state table"
+expect 2 "$sim" -w nosuch -T skylake-sp --tables-dir "$tables"
+contains "$tmp/err" 'unknown workload "nosuch"'
+expect 2 "$sim" -w pgbench:rtt=3 -T skylake-sp --tables-dir "$tables"
+contains "$tmp/err" 'unknown parameter "rtt"'
+expect 2 "$sim" -w pgbench -T skylake-sp -g nosuch --tables-dir "$tables"
+expect 2 "$sim" -w pgbench -T skylake-sp -P nosuch=1 --tables-dir "$tables"
+expect 2 "$sim" -w pgbench -T skylake-sp -n 0 --tables-dir "$tables"
+expect 2 "$sim" -w pgbench -T skylake-sp --disable C9 --tables-dir "$tables"
+expect 1 "$sim" -w pgbench -T nosuch --tables-dir "$tables"
+contains "$tmp/err" "Failed to open table"
+printf 'POLL 0 0 polling\nC1 two 2\n' >"$tmp/bad.table"
+expect 1 "$sim" -w pgbench -T "$tmp/bad.table"
+contains "$tmp/err" "line 2: exit latency: not a number"
+
+expect 0 "$sim" --list --tables-dir "$tables"
+contains "$tmp/out" "power9-dd1"
+contains "$tmp/out" "wtteo-rfc"
+contains "$tmp/out" "timer-sweep"
+
+# Markdown: a row per governor, the oracle at 1.000.
+expect 0 "$sim" -w pgbench -n 5000 -T skylake-sp -g teo,menu --tables-dir "$tables" --per-state
+contains "$tmp/out" "| pgbench | skylake-sp | teo | 5000 |"
+contains "$tmp/out" "| pgbench | skylake-sp | menu | 5000 |"
+contains "$tmp/out" "| pgbench | skylake-sp | oracle | 5000 | 100.0 | 0.0 | 0.0 | 1.000 |"
+contains "$tmp/out" "### pgbench on skylake-sp"
+cp "$tmp/out" "$tmp/first"
+expect 0 "$sim" -w pgbench -n 5000 -T skylake-sp -g teo,menu --tables-dir "$tables" --per-state
+cmp -s "$tmp/out" "$tmp/first" || fail "same seed, different report"
+
+# JSON: the documented keys, every governor, haltpoll skipped on Intel.
+expect 0 "$sim" -w ebizzy -w idle -n 3000 -T skylake-sp,kvm-haltpoll -g all --json --tables-dir "$tables"
+python3 - "$tmp/out" <<'PY' || fail "JSON check"
+import json, sys
+d = json.load(open(sys.argv[1]))
+keys = {"workload", "table", "governor", "intervals", "correct_pct", "too_deep_pct",
+        "too_shallow_pct", "energy", "latency_penalty_us", "regret_pct"}
+rows = d["rows"]
+assert all(keys <= set(r) for r in rows), "missing keys"
+assert len(rows) == 2 * (8 + 7), len(rows)
+assert all(r["energy"] == 1.0 for r in rows if r["governor"] == "oracle")
+assert {s["governor"] for s in d["skipped"]} == {"haltpoll"}
+assert all(abs(r["correct_pct"] + r["too_deep_pct"] + r["too_shallow_pct"] - 100) < 0.01 for r in rows)
+PY
+
+# --disable and --latency-limit reach the replay.
+expect 0 "$sim" -w idle -n 3000 -T skylake-sp -g oracle --disable C6 --json --tables-dir "$tables"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["rows"][0]["states"]; assert s[3]["entries"] == 0, s' "$tmp/out" || fail "--disable"
+expect 0 "$sim" -w idle -n 3000 -T skylake-sp -g teo --latency-limit 50 --json --tables-dir "$tables"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all(r["states"][3]["entries"] == 0 for r in d["rows"])' "$tmp/out" || fail "--latency-limit"
+
+expect 0 "$sim" --bench -w schbench -n 20000 -T power9 -g teo --tables-dir "$tables"
+contains "$tmp/out" "| schbench | power9 | teo | 20000 |"
+
+# A recorded trace replays on its own table (from the header).
+cat >"$tmp/t.trace" <<'TR'
+# idlepolicy-trace 1
+# recorded 1.0 s, 2 cpus, driver intel_idle
+# state 0 0 0 POLL
+# state 1 2 2 C1
+# state 2 10 20 C1E
+# state 3 133 600 C6
+# cpu 0 source cpu_idle
+# cpu 1 source irq-bounded
+cpu,start_ns,duration_ns,state,sleep_length_ns,wake,miss
+0,1000000,50000,2,4000000,other,none
+1,1010000,700000,3,690000,timer,none
+0,1100000,5000,2,-,other,above
+0,1200000,800000,3,780000,timer,none
+# end 4
+TR
+expect 0 "$sim" -t "$tmp/t.trace" -g teo,menu
+contains "$tmp/out" "| t.trace | t.trace | teo | 4 |"
+contains "$tmp/out" "| t.trace | t.trace | oracle | 4 | 100.0 |"
+printf '# idlepolicy-trace 1\ngarbage\n' >"$tmp/bad.trace"
+expect 1 "$sim" -t "$tmp/bad.trace"
+contains "$tmp/err" "bad.trace"
+
+[ "$fails" = 0 ] || exit 1
+echo "sim-cli: all checks passed"

@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""idlepolicyctl against the real daemon: output, the changes it makes, its
+errors and exit codes (0 ok, 1 call failed, 2 usage)."""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import idlepolicytest as T  # noqa: E402
+
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+class Ctl(T.IdlePolicyTestCase):
+    TREE_ARGS = ['--cpus', '3', '--states', '3', '--driver', 'haltpoll', '--governor', 'haltpoll',
+                 '--offline', '2']
+
+    def test_status_table(self):
+        r = self.ctl('status')
+        out = r.stdout
+        self.assertIn('haltpoll', out)
+        for name in self.state_names(0):
+            self.assertIn(name, out)
+        for cpu in (0, 1):
+            self.assertRegex(out, rf'(?m)^\s*(cpu|CPU)?\s*{cpu}\b')
+        self.assertRegex(out, r'(?i)offline')
+
+    def test_status_json(self):
+        with self.ticking():
+            T.wait_for(lambda: sum(float(r[1]) for r in self.cpu_prop(0, 'Rates')) > 0, timeout=10,
+                       what='rates')
+            doc = json.loads(self.ctl('status', '--json').stdout)
+        self.assertEqual(doc['governor'], 'haltpoll')
+        self.assertEqual(doc['driver'], self.read(T.CPUIDLE_DIR + '/current_driver'))
+        self.assertEqual(doc['available_governors'], self.read(T.CPUIDLE_DIR + '/available_governors').split())
+        self.assertEqual(doc['online_cpus'], '0-1')
+        self.assertEqual(doc['changed'], [])
+        self.assertEqual(doc['haltpoll']['guest_halt_poll_ns'],
+                         int(self.read(T.HALTPOLL_DIR + '/guest_halt_poll_ns')))
+        cpus = doc['cpus']
+        self.assertEqual([c['index'] for c in cpus], [0, 1, 2])
+        self.assertFalse(cpus[2]['online'])
+        for cpu in (0, 1):
+            c = cpus[cpu]
+            self.assertTrue(c['online'])
+            self.assertEqual(c['resume_latency_us'], 0)
+            self.assertEqual([s['name'] for s in c['states']], self.state_names(cpu))
+            for s, k in zip(c['states'], T.state_dirs(self.tree, cpu)):
+                self.assertEqual(s['index'], k)
+                self.assertEqual(s['disabled'], self.read(T.state_file(cpu, k, 'disable')) == '1')
+                self.assertEqual(s['latency_us'], int(self.read(T.state_file(cpu, k, 'latency'))))
+                self.assertEqual(s['residency_us'], int(self.read(T.state_file(cpu, k, 'residency'))))
+                # The status was read while the tree was ticking: never ahead of it.
+                self.assertGreater(s['counters']['usage'], 0)
+                self.assertLessEqual(s['counters']['usage'], int(self.read(T.state_file(cpu, k, 'usage'))))
+            self.assertGreater(sum(s['rates']['entries_per_s'] for s in c['states']), 0)
+            self.assertTrue(0 <= c['util'] <= 1, c['util'])
+        # A change shows up in "changed" with the original value.
+        self.ctl('resume-latency', '20', '--cpu', '1')
+        doc = json.loads(self.ctl('status', '--json').stdout)
+        self.assertEqual(doc['changed'], [{'path': T.latency_file(1), 'original': '0'}])
+        self.assertEqual(doc['cpus'][1]['resume_latency_us'], 20)
+
+    def test_governor(self):
+        r = self.ctl('governor')
+        self.assertIn('haltpoll', r.stdout)
+        for g in self.read(T.CPUIDLE_DIR + '/available_governors').split():
+            self.assertIn(g, r.stdout)
+        self.ctl('governor', 'menu')
+        self.assertEqual(self.read(T.GOVERNOR_FILE), 'menu')
+        doc = json.loads(self.ctl('governor', '--json').stdout)
+        self.assertIn('menu', json.dumps(doc))
+
+    def test_state_disable_enable(self):
+        name = self.state_names(1)[0]
+        self.ctl('state', 'disable', name, '--cpu', '1')
+        self.assertEqual(self.read(T.state_file(1, 0, 'disable')), '1')
+        self.assertEqual(self.read(T.state_file(0, 0, 'disable')), '0')
+        self.ctl('state', 'disable', '2', '--cpu', '0-1')
+        self.assertEqual(self.read(T.state_file(0, 2, 'disable')), '1')
+        self.assertEqual(self.read(T.state_file(1, 2, 'disable')), '1')
+        self.ctl('state', 'enable', name, '--cpu', '0-1')
+        self.assertEqual(self.read(T.state_file(1, 0, 'disable')), '0')
+        self.ctl('state', 'enable', '2')   # no --cpu: all online CPUs
+        self.assert_tree_unchanged()
+
+    def test_resume_latency(self):
+        self.ctl('resume-latency', '20', '--cpu', '0')
+        self.assertEqual(self.read(T.latency_file(0)), '20')
+        self.assertEqual(self.read(T.latency_file(1)), '0')
+        self.ctl('resume-latency', 'n/a', '--cpu', '1')
+        self.assertEqual(self.read(T.latency_file(1)), 'n/a')
+        self.ctl('resume-latency', '0')
+        self.assertEqual(self.read(T.latency_file(0)), '0')
+        self.assertEqual(self.read(T.latency_file(1)), '0')
+
+    def test_restore(self):
+        self.ctl('governor', 'ladder')
+        self.ctl('resume-latency', '7', '--cpu', '1')
+        self.ctl('state', 'disable', '0')
+        self.assertNotEqual(T.snapshot_tree(self.tree), self.original)
+        self.ctl('restore')
+        self.assert_tree_unchanged()
+
+    def test_errors_exit_1_and_name_the_error(self):
+        name = self.state_names(0)[0]
+        cases = [
+            (['governor', 'nosuch'], 'UnknownGovernor', 'nosuch'),
+            (['state', 'disable', 'NOPE', '--cpu', '0'], 'UnknownState', 'NOPE'),
+            (['state', 'disable', name, '--cpu', '9'], 'UnknownCPU', '9'),
+            (['state', 'disable', name, '--cpu', '2'], 'CPUOffline', '2'),
+            (['resume-latency', '5', '--cpu', '2'], 'CPUOffline', '2'),
+            (['resume-latency', '3000000000', '--cpu', '0'], 'InvalidLatency', '3000000000'),
+        ]
+        for argv, error, mention in cases:
+            with self.subTest(argv=argv):
+                r = self.ctl(*argv, check=False)
+                self.assertEqual(r.returncode, EXIT_FAILURE, r.stderr)
+                self.assertIn(T.ERROR_PREFIX + error, r.stderr)
+                self.assertIn(mention, r.stderr)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assert_tree_unchanged()
+        self.assert_daemon_alive()
+
+    def test_error_json(self):
+        r = self.ctl('governor', 'nosuch', '--json', check=False)
+        self.assertEqual(r.returncode, EXIT_FAILURE)
+        doc = json.loads(r.stdout)
+        self.assertIn('UnknownGovernor', json.dumps(doc['error']))
+
+    def test_write_failed_exit_1(self):
+        self.make_immutable(T.latency_file(1))
+        r = self.ctl('resume-latency', '5', '--cpu', '1', check=False)
+        self.assertEqual(r.returncode, EXIT_FAILURE)
+        self.assertIn(T.ERROR_PREFIX + 'WriteFailed', r.stderr)
+        self.assert_tree_unchanged()
+
+    def test_usage_errors_exit_2(self):
+        for argv in (['frobnicate'], ['state', 'toggle', 'POLL'], ['state'], ['resume-latency', 'soon'],
+                     ['resume-latency', '-5'], ['state', 'disable', 'POLL', '--cpu', 'x-y'],
+                     ['governor', 'menu', 'extra'], ['--no-such-option', 'status']):
+            with self.subTest(argv=argv):
+                r = self.ctl(*argv, check=False)
+                self.assertEqual(r.returncode, EXIT_USAGE, f'{argv}: {r.stdout}{r.stderr}')
+                self.assertTrue(r.stderr.strip())
+        self.assert_tree_unchanged()
+
+    def test_help(self):
+        r = self.ctl('--help')
+        for cmd in ('status', 'governor', 'state', 'resume-latency', 'restore', '--json', '--cpu'):
+            self.assertIn(cmd, r.stdout)
+
+
+class CtlNoDaemon(T.IdlePolicyTestCase):
+    START_DAEMON = False
+
+    def test_no_daemon_exit_1(self):
+        for argv in (['status'], ['status', '--json'], ['governor', 'menu'], ['restore']):
+            with self.subTest(argv=argv):
+                r = self.ctl(*argv, check=False)
+                self.assertEqual(r.returncode, EXIT_FAILURE, r.stderr)
+                self.assertIn('not running', r.stderr)
+        self.assert_tree_unchanged()
+
+
+if __name__ == '__main__':
+    T.main()

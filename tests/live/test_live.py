@@ -1,0 +1,304 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The live suite: the real idlepolicyd on this machine's real cpuidle
+(root "/"), on a private bus, driven by idlepolicyctl.
+
+Before anything it records every knob (the cpuidle governor, every
+cpuN/cpuidle/stateK/disable, every cpuN/power/pm_qos_resume_latency_us, the
+haltpoll module parameters) and from then on, on any exit of this process —
+normal, exception, SIGTERM/SIGINT/SIGHUP from the test runner — writes back
+whatever differs.  The daemon children get SIGTERM if this process dies.
+cpuN/online is never touched.
+
+Exits 77 (skip) when not root, without a writable cpuidle governor, or
+without dbus-daemon."""
+
+import atexit
+import glob
+import json
+import os
+import signal
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOVERNOR = '/sys/devices/system/cpu/cpuidle/current_governor'
+AVAILABLE = '/sys/devices/system/cpu/cpuidle/available_governors'
+
+
+def skip(why):
+    print(f'live: {why}; skipping', file=sys.stderr)
+    sys.exit(77)
+
+
+if os.geteuid() != 0:
+    skip('not root')
+if not os.path.exists(GOVERNOR):
+    skip(f'no {GOVERNOR}')
+if not any(os.access(os.path.join(d, 'dbus-daemon'), os.X_OK) for d in os.environ.get('PATH', '').split(':')
+           + ['/usr/bin']):
+    skip('no dbus-daemon')
+if not os.environ.get('IDLEPOLICYD') or not os.environ.get('IDLEPOLICYCTL'):
+    skip('IDLEPOLICYD / IDLEPOLICYCTL not set')
+
+sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
+import idlepolicytest as T  # noqa: E402  (exits 77 without python3-dbus)
+
+
+# ---- the knobs, recorded before anything else ------------------------------
+
+def knob_paths():
+    """Every knob the daemon could write, plus the haltpoll parameters."""
+    paths = [GOVERNOR]
+    paths += sorted(glob.glob('/sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*/disable'))
+    paths += sorted(glob.glob('/sys/devices/system/cpu/cpu[0-9]*/power/pm_qos_resume_latency_us'))
+    paths += sorted(glob.glob('/sys/module/haltpoll/parameters/*'))
+    return paths
+
+
+def read_knob(path):
+    try:
+        with open(path, encoding='ascii') as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def record_knobs():
+    return {p: read_knob(p) for p in knob_paths()}
+
+
+RECORDED = record_knobs()
+_children = []
+
+
+def put_back(recorded=None):
+    """Writes back every knob that differs from the recording (governor
+    first: a switch recreates the per-CPU directories).  Returns the list of
+    knobs it had to write."""
+    recorded = recorded or RECORDED
+    fixed = []
+    for path in [GOVERNOR] + [p for p in recorded if p != GOVERNOR]:
+        want = recorded[path]
+        if want is None:
+            continue
+        have = read_knob(path)
+        if have == want:
+            continue
+        try:
+            with open(path, 'w', encoding='ascii') as f:
+                f.write(want)
+            fixed.append(f'{path}: {have!r} -> {want!r}')
+        except OSError as e:
+            print(f'live: could not put back {path} ({have!r} -> {want!r}): {e}', file=sys.stderr)
+    return fixed
+
+
+def emergency_cleanup():
+    """Stops our children (SIGKILL: we restore ourselves) and puts back every
+    knob.  Runs at exit and from the signal handler."""
+    for proc in list(_children):
+        if proc.alive():
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.proc.wait(5)
+            except (OSError, T.subprocess.TimeoutExpired):
+                pass
+    fixed = put_back()
+    if fixed:
+        print('live: put back:\n  ' + '\n  '.join(fixed), file=sys.stderr)
+
+
+def _on_signal(signum, _frame):
+    emergency_cleanup()
+    os._exit(128 + signum)
+
+
+atexit.register(emergency_cleanup)
+for _sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(_sig, _on_signal)
+
+
+def sysfs_knobs():
+    """The daemon's knobs only (no haltpoll parameters)."""
+    return {p: v for p, v in record_knobs().items() if not p.startswith('/sys/module/')}
+
+
+def cpus_with_cpuidle():
+    return sorted(int(os.path.basename(os.path.dirname(d))[3:])
+                  for d in glob.glob('/sys/devices/system/cpu/cpu[0-9]*/cpuidle'))
+
+
+def state_index(cpu, name):
+    for d in sorted(glob.glob(f'/sys/devices/system/cpu/cpu{cpu}/cpuidle/state[0-9]*')):
+        if read_knob(os.path.join(d, 'name')) == name:
+            return int(os.path.basename(d)[5:])
+    return None
+
+
+class Live(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.daemon_exe = T.program('IDLEPOLICYD')
+        cls.ctl_exe = T.program('IDLEPOLICYCTL')
+        cls.governors = read_knob(AVAILABLE).split()
+        cls.cpus = cpus_with_cpuidle()
+        if 'menu' not in cls.governors or not cls.cpus:
+            skip('no "menu" governor or no CPU with cpuidle')
+        # The machine the suite was written for: POLL on the last CPU.
+        cls.poll_cpu = cls.cpus[-1] if len(cls.cpus) > 1 else cls.cpus[0]
+        cls.poll_index = state_index(cls.poll_cpu, 'POLL')
+        if cls.poll_index is None:
+            skip(f'no POLL state on cpu{cls.poll_cpu}')
+
+    def setUp(self):
+        self.assertEqual(put_back(), [], 'a knob differed from the recording before the test')
+        self.tmp = tempfile.mkdtemp(prefix='idlepolicy-live-')
+        self.addCleanup(T.shutil.rmtree, self.tmp, True)
+        self.addCleanup(self._put_back_and_report)
+        self.runtime_dir = os.path.join(self.tmp, 'run')
+        socket = os.path.join(self.tmp, 'bus')
+        conf = os.path.join(self.tmp, 'bus.conf')
+        with open(conf, 'w', encoding='utf-8') as f:
+            f.write(T.BUS_CONFIG.format(socket=socket))
+        self.bus_address = f'unix:path={socket}'
+        bus = T.Process(['dbus-daemon', '--nofork', '--nopidfile', f'--config-file={conf}'],
+                        os.path.join(self.tmp, 'bus.log'), dict(os.environ))
+        _children.append(bus)
+        self.addCleanup(bus.stop)
+        T.wait_for(lambda: os.path.exists(socket), what='the bus socket')
+        self.bus = T.wait_for(lambda: T.dbus.bus.BusConnection(self.bus_address), what='the bus')
+        self.addCleanup(self.bus.close)
+        self.daemon = None
+        self.runs = 0
+
+    def _put_back_and_report(self):
+        if self.daemon:
+            self.daemon.stop()
+        fixed = put_back()
+        if fixed:
+            # Reaching here with differences is itself a failure of the daemon.
+            self.fail('knobs were left changed (now put back):\n' + '\n'.join(fixed))
+
+    def env(self):
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.bus_address, SYSTEMD_COLORS='0',
+                   LC_ALL='C.UTF-8')
+        env.pop('DBUS_SESSION_BUS_ADDRESS', None)
+        return env
+
+    def start_daemon(self):
+        self.runs += 1
+        self.daemon = T.Process([self.daemon_exe, '--root', '/', '--runtime-dir', self.runtime_dir,
+                                 '--tick-usec', '100000'],
+                                os.path.join(self.tmp, f'idlepolicyd-{self.runs}.log'), self.env())
+        _children.append(self.daemon)
+        self.addCleanup(self._dump, self.daemon)
+        T.wait_for(lambda: self.bus.name_has_owner(T.BUS_NAME) or not self.daemon.alive(), timeout=15,
+                   what='idlepolicyd on the bus')
+        self.assertTrue(self.daemon.alive(), 'idlepolicyd exited:\n' + self.daemon.output())
+
+    def _dump(self, proc):
+        proc.stop()
+        sys.stderr.write(f'---- {proc.log_path} ----\n{proc.output()}---- end ----\n')
+
+    def stop_daemon(self, sig):
+        self.daemon.signal(sig)
+        rc = self.daemon.wait(15)
+        T.wait_for(lambda: not self.bus.name_has_owner(T.BUS_NAME), what='the bus name to go away')
+        return rc
+
+    def ctl(self, *args):
+        r = T.subprocess.run([self.ctl_exe] + [str(a) for a in args], capture_output=True, text=True,
+                             env=self.env(), timeout=60, check=False)
+        self.assertEqual(r.returncode, 0, f'idlepolicyctl {args}: {r.stderr}')
+        return r.stdout
+
+    def journal(self):
+        p = os.path.join(self.runtime_dir, T.JOURNAL_FILE)
+        if not os.path.exists(p):
+            return None
+        with open(p, encoding='utf-8') as f:
+            return [line.split(' ', 1)[0] for line in f if line.strip() and not line.startswith('#')]
+
+    def make_changes(self):
+        """Governor menu, POLL off on the last CPU, resume latency 20 on
+        cpu0, through idlepolicyctl; checks each in sysfs.  Returns the three
+        sysfs paths."""
+        poll = f'/sys/devices/system/cpu/cpu{self.poll_cpu}/cpuidle/state{self.poll_index}/disable'
+        latency = f'/sys/devices/system/cpu/cpu{self.cpus[0]}/power/pm_qos_resume_latency_us'
+        self.ctl('governor', 'menu')
+        self.assertEqual(read_knob(GOVERNOR), 'menu')
+        self.ctl('state', 'disable', 'POLL', '--cpu', self.poll_cpu)
+        self.assertEqual(read_knob(poll), '1')
+        self.ctl('resume-latency', '20', '--cpu', self.cpus[0])
+        self.assertEqual(read_knob(latency), '20')
+        changed = {p for p, v in sysfs_knobs().items() if v != RECORDED[p]}
+        expected = {p for p in (GOVERNOR, poll, latency) if RECORDED[p] != read_knob(p)}
+        self.assertEqual(changed, expected, 'something else changed too')
+        return [GOVERNOR, poll, latency]
+
+    def test_changes_and_sigterm_restores(self):
+        self.start_daemon()
+        paths = self.make_changes()
+        status = json.loads(self.ctl('status', '--json'))
+        self.assertEqual(status['governor'], 'menu')
+        changed = {c['path'] for c in status['changed']}
+        self.assertEqual(changed, {p[1:] for p in paths if RECORDED[p] != read_knob(p)})
+        self.assertEqual(self.stop_daemon(signal.SIGTERM), 0, self.daemon.output())
+        self.assertEqual(record_knobs(), RECORDED, 'SIGTERM did not put every knob back')
+        self.assertIsNone(self.journal())
+
+    def test_sigkill_then_restart_restores_from_journal(self):
+        self.start_daemon()
+        paths = self.make_changes()
+        self.assertEqual(set(self.journal() or []), {p[1:] for p in paths if RECORDED[p] != read_knob(p)})
+        self.assertEqual(self.stop_daemon(signal.SIGKILL), -signal.SIGKILL)
+        after_kill = sysfs_knobs()
+        self.assertEqual(after_kill[GOVERNOR], 'menu', 'the change did not survive SIGKILL')
+        self.assertEqual(after_kill[paths[1]], '1')
+        self.assertEqual(after_kill[paths[2]], '20')
+        self.start_daemon()
+        # Replayed at start, before the daemon took its bus name.
+        self.assertEqual(record_knobs(), RECORDED, 'the restart did not restore the journal')
+        self.assertIsNone(self.journal())
+        self.assertEqual(self.stop_daemon(signal.SIGTERM), 0)
+        self.assertEqual(record_knobs(), RECORDED)
+
+    def test_status_shows_real_counters_rising(self):
+        self.start_daemon()
+
+        def total_usage(doc):
+            return sum(s['counters']['usage'] for c in doc['cpus'] if c['online'] for s in c['states']
+                       if s.get('counters'))
+
+        first = json.loads(self.ctl('status', '--json'))
+        self.assertEqual(first['governor'], RECORDED[GOVERNOR])
+        self.assertEqual(first['driver'], read_knob('/sys/devices/system/cpu/cpuidle/current_driver'))
+        self.assertEqual(first['available_governors'], self.governors)
+        for c in first['cpus']:
+            if c['index'] in self.cpus:
+                names = [read_knob(f'/sys/devices/system/cpu/cpu{c["index"]}/cpuidle/state{s["index"]}/name')
+                         for s in c['states']]
+                self.assertEqual([s['name'] for s in c['states']], names)
+        sysfs_usage = sum(int(read_knob(p)) for p in glob.glob(
+            '/sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*/usage'))
+        self.assertLessEqual(total_usage(first), sysfs_usage)
+        time.sleep(1.0)
+        second = json.loads(self.ctl('status', '--json'))
+        self.assertGreater(total_usage(second), total_usage(first), 'idle counters did not rise')
+        rates = [s['rates']['entries_per_s'] for c in second['cpus'] if c['online'] for s in c['states']
+                 if s.get('rates') and s['rates']['entries_per_s'] is not None]
+        self.assertGreater(sum(rates), 0, 'no idle entries per second on a live machine')
+        utils = [c['util'] for c in second['cpus'] if c['online']]
+        self.assertTrue(all(u is not None and 0 <= u <= 1 for u in utils), utils)
+        table = self.ctl('status')
+        for name in ('POLL',):
+            self.assertIn(name, table)
+        self.assertEqual(self.stop_daemon(signal.SIGTERM), 0)
+        self.assertEqual(record_knobs(), RECORDED)
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+
+#include "build-config.h"
+#include "config.h"
+#include "unit.h"
+
+#define FILE_NAME "/etc/idlepolicy/idlepolicyd.conf"
+#define TICK_REASON "must be an integer between 10000 and 3600000000"
+#define DIR_REASON "must be an absolute path (a string) shorter than 256 characters"
+#define LEVEL_REASON "must be one of \"err\", \"warning\", \"notice\", \"info\", \"debug\""
+
+static Config parse_ok(const char *text) {
+        ErrorInfo e = {};
+        Config c;
+
+        config_init(&c);
+        ck_assert_msg(config_parse(text, FILE_NAME, &c, &e) == 0, "%s: %s", text, e.message);
+        return c;
+}
+
+/* Asserts that text is rejected with exactly message (or a message that
+ * starts with it when prefix is true), *c untouched. */
+static void parse_fails(const char *text, const char *message, bool prefix) {
+        Config c, before;
+        ErrorInfo e = {};
+
+        config_init(&c);
+        c.tick_usec = 123456;
+        before = c;
+        ck_assert_msg(config_parse(text, FILE_NAME, &c, &e) == -EINVAL, "accepted: %s", text);
+        ck_assert_mem_eq(&c, &before, sizeof(c));
+        if (prefix)
+                ck_assert_msg(strncmp(e.message, message, strlen(message)) == 0,
+                              "\"%s\" does not start with \"%s\"", e.message, message);
+        else
+                ck_assert_str_eq(e.message, message);
+}
+
+static void key_fails(const char *text, const char *key, const char *reason) {
+        char message[512];
+
+        snprintf(message, sizeof(message), FILE_NAME ": key \"%s\": %s", key, reason);
+        parse_fails(text, message, false);
+}
+
+START_TEST(test_defaults) {
+        Config c;
+
+        config_init(&c);
+        ck_assert_uint_eq(c.tick_usec, CONFIG_TICK_USEC_DEFAULT);
+        ck_assert_str_eq(c.runtime_directory, RUNTIME_DIR);
+        ck_assert_str_eq(c.state_directory, STATE_DIR);
+        ck_assert_int_eq(c.log_level, LOG_LEVEL_INFO);
+        c = parse_ok("{}");
+        ck_assert_uint_eq(c.tick_usec, CONFIG_TICK_USEC_DEFAULT);
+        ck_assert_str_eq(c.runtime_directory, RUNTIME_DIR);
+}
+END_TEST
+
+START_TEST(test_full_and_partial) {
+        Config c = parse_ok("{ \"tick_usec\": 250000, \"runtime_directory\": \"/run/x\",\n"
+                            "  \"state_directory\": \"/var/lib/x\", \"log_level\": \"debug\" }\n");
+
+        ck_assert_uint_eq(c.tick_usec, 250000);
+        ck_assert_str_eq(c.runtime_directory, "/run/x");
+        ck_assert_str_eq(c.state_directory, "/var/lib/x");
+        ck_assert_int_eq(c.log_level, LOG_LEVEL_DEBUG);
+
+        c = parse_ok("{\"log_level\": \"err\"}");
+        ck_assert_int_eq(c.log_level, LOG_LEVEL_ERR);
+        ck_assert_uint_eq(c.tick_usec, CONFIG_TICK_USEC_DEFAULT);
+        ck_assert_str_eq(c.state_directory, STATE_DIR);
+
+        /* parsed on top of what is there */
+        ErrorInfo e = {};
+        ck_assert_int_eq(config_parse("{\"tick_usec\": 10000}", FILE_NAME, &c, &e), 0);
+        ck_assert_uint_eq(c.tick_usec, CONFIG_TICK_USEC_MIN);
+        ck_assert_int_eq(c.log_level, LOG_LEVEL_ERR);
+        c = parse_ok("{\"tick_usec\": 3600000000}");
+        ck_assert_uint_eq(c.tick_usec, CONFIG_TICK_USEC_MAX);
+}
+END_TEST
+
+START_TEST(test_syntax_errors) {
+        parse_fails("", FILE_NAME ":1:0: parse error: ", true);
+        parse_fails("{", FILE_NAME ":1:1: parse error: ", true);
+        parse_fails("{\"tick_usec\": 10000,}", FILE_NAME ":1:", true);
+        parse_fails("{\n  \"tick_usec\": 20000\n  \"log_level\": \"info\"\n}", FILE_NAME ":3:", true);
+        parse_fails("{} trailing", FILE_NAME ":1:", true);
+        parse_fails("{\"log_level\": \"info\", \"log_level\": \"debug\"}", FILE_NAME ":1:", true);
+        parse_fails("{\"runtime_directory\": \"/run/a\\u0000b\"}", FILE_NAME ":1:", true);
+        parse_fails("{\"tick_usec\": 99999999999999999999999}", FILE_NAME ":1:", true);
+        parse_fails("\"just a string\"", FILE_NAME ":1:", true);
+        parse_fails("[]", FILE_NAME ": the top level must be a JSON object", false);
+        parse_fails("[{\"tick_usec\": 20000}]", FILE_NAME ": the top level must be a JSON object", false);
+}
+END_TEST
+
+START_TEST(test_bad_keys) {
+        key_fails("{\"tick\": 20000}", "tick", "unknown key");
+        key_fails("{\"log_level\": \"info\", \"Tick_usec\": 20000}", "Tick_usec", "unknown key");
+        key_fails("{\"tick_usec\": 9999}", "tick_usec", TICK_REASON);
+        key_fails("{\"tick_usec\": 3600000001}", "tick_usec", TICK_REASON);
+        key_fails("{\"tick_usec\": -5}", "tick_usec", TICK_REASON);
+        key_fails("{\"tick_usec\": 0}", "tick_usec", TICK_REASON);
+        key_fails("{\"tick_usec\": \"1000000\"}", "tick_usec", TICK_REASON);
+        key_fails("{\"tick_usec\": 1e6}", "tick_usec", TICK_REASON);
+        key_fails("{\"tick_usec\": 1000000.0}", "tick_usec", TICK_REASON);
+        key_fails("{\"tick_usec\": true}", "tick_usec", TICK_REASON);
+        key_fails("{\"tick_usec\": null}", "tick_usec", TICK_REASON);
+        key_fails("{\"tick_usec\": [1000000]}", "tick_usec", TICK_REASON);
+        key_fails("{\"runtime_directory\": \"run/idlepolicyd\"}", "runtime_directory", DIR_REASON);
+        key_fails("{\"runtime_directory\": \"\"}", "runtime_directory", DIR_REASON);
+        key_fails("{\"runtime_directory\": 5}", "runtime_directory", DIR_REASON);
+        key_fails("{\"state_directory\": {}}", "state_directory", DIR_REASON);
+        key_fails("{\"state_directory\": \"var/lib\"}", "state_directory", DIR_REASON);
+        key_fails("{\"log_level\": \"verbose\"}", "log_level", LEVEL_REASON);
+        key_fails("{\"log_level\": \"INFO\"}", "log_level", LEVEL_REASON);
+        key_fails("{\"log_level\": 6}", "log_level", LEVEL_REASON);
+        /* a bad key after a good one: nothing applied */
+        key_fails("{\"tick_usec\": 20000, \"log_level\": \"loud\"}", "log_level", LEVEL_REASON);
+}
+END_TEST
+
+START_TEST(test_path_length) {
+        char path[300], text[400];
+        Config c;
+
+        memset(path, 'a', sizeof(path));
+        path[0] = '/';
+        path[255] = '\0';                       /* 255 characters: fits */
+        snprintf(text, sizeof(text), "{\"state_directory\": \"%s\"}", path);
+        c = parse_ok(text);
+        ck_assert_str_eq(c.state_directory, path);
+        path[255] = 'a';
+        path[256] = '\0';                       /* 256: too long */
+        snprintf(text, sizeof(text), "{\"state_directory\": \"%s\"}", path);
+        key_fails(text, "state_directory", DIR_REASON);
+}
+END_TEST
+
+START_TEST(test_load_file) {
+        static const char good[] = "{\"log_level\": \"notice\"}\n";
+        static const char nul[] = "{\"log_level\": \"notice\"}\0\n";
+        ErrorInfo e = {};
+        Config c;
+        FILE *f;
+
+        config_init(&c);
+        f = fmemopen((void *) good, sizeof(good) - 1, "r");
+        ck_assert_int_eq(config_load(f, "test.conf", &c, &e), 0);
+        fclose(f);
+        ck_assert_int_eq(c.log_level, LOG_LEVEL_NOTICE);
+
+        config_init(&c);
+        f = fmemopen((void *) nul, sizeof(nul) - 1, "r");
+        ck_assert_int_eq(config_load(f, "test.conf", &c, &e), -EINVAL);
+        fclose(f);
+        ck_assert_msg_has(e, "test.conf:1:");
+        ck_assert_int_eq(c.log_level, LOG_LEVEL_INFO);
+
+        f = tmpfile();
+        ck_assert_ptr_nonnull(f);
+        fputc('{', f);
+        for (unsigned i = 0; i < 1024 * 1024; i++)
+                fputc(' ', f);
+        fputc('}', f);
+        rewind(f);
+        ck_assert_int_eq(config_load(f, "big.conf", &c, &e), -EFBIG);
+        ck_assert_msg_has(e, "big.conf: larger than");
+        fclose(f);
+}
+END_TEST
+
+START_TEST(test_log_levels) {
+        static const char *const names[] = { "err", "warning", "notice", "info", "debug" };
+        LogLevel l = LOG_LEVEL_ERR;
+
+        for (unsigned i = 0; i < 5; i++) {
+                ck_assert_int_eq(log_level_from_string(names[i], &l), 0);
+                ck_assert_int_eq(l, (int) (LOG_LEVEL_ERR + i));
+                ck_assert_str_eq(log_level_to_string(l), names[i]);
+                char text[64];
+                snprintf(text, sizeof(text), "{\"log_level\": \"%s\"}", names[i]);
+                ck_assert_int_eq(parse_ok(text).log_level, l);
+        }
+        ck_assert_int_eq(log_level_from_string("emerg", &l), -EINVAL);
+        ck_assert_int_eq(log_level_from_string("", &l), -EINVAL);
+        ck_assert_int_eq(l, LOG_LEVEL_DEBUG);
+        ck_assert_ptr_null(log_level_to_string((LogLevel) 2));
+        ck_assert_ptr_null(log_level_to_string((LogLevel) 8));
+}
+END_TEST
+
+int main(void) {
+        Suite *s = suite_create("config");
+        TCase *tc = unit_tcase(s, "core");
+
+        tcase_add_test(tc, test_defaults);
+        tcase_add_test(tc, test_full_and_partial);
+        tcase_add_test(tc, test_syntax_errors);
+        tcase_add_test(tc, test_bad_keys);
+        tcase_add_test(tc, test_path_length);
+        tcase_add_test(tc, test_load_file);
+        tcase_add_test(tc, test_log_levels);
+        return unit_run(s);
+}

@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+
+#include "cpuidle.h"
+#include "unit.h"
+
+#define CPU_DIR "sys/devices/system/cpu"
+#define CPUIDLE_DIR CPU_DIR "/cpuidle"
+#define STATE1 CPU_DIR "/cpu0/cpuidle/state1"
+
+static CpuidleSystem system_ok(int fd) {
+        CpuidleSystem s;
+        ErrorInfo e = {};
+
+        ck_assert_msg(cpuidle_system_load(fd, &s, &e) == 0, "cpuidle_system_load: %s", e.message);
+        return s;
+}
+
+static void system_fails(int fd, int error, const char *needle) {
+        CpuidleSystem s = { .driver = "untouched" };
+        ErrorInfo e = {};
+
+        ck_assert_int_eq(cpuidle_system_load(fd, &s, &e), error);
+        ck_assert_str_eq(s.driver, "untouched");
+        ck_assert_msg_has(e, needle);
+}
+
+/* A sampler over the tree's current topology. */
+static CpuidleSampler *sampler_ok(int fd) {
+        _cleanup_topology_ Topology *t = NULL;
+        CpuidleSampler *s = NULL;
+        ErrorInfo e = {};
+
+        ck_assert_msg(topology_load(fd, &t, &e) == 0, "topology_load: %s", e.message);
+        ck_assert_msg(cpuidle_sampler_new(fd, t, &s, &e) == 0, "cpuidle_sampler_new: %s", e.message);
+        return s;
+}
+
+static void read_ok(CpuidleSampler *s, CpuidleCpuSample *out) {
+        ErrorInfo e = {};
+
+        ck_assert_msg(cpuidle_sampler_read(s, out, &e) == 0, "cpuidle_sampler_read: %s", e.message);
+}
+
+static void read_fails(CpuidleSampler *s, CpuidleCpuSample *out, int error, const char *needle) {
+        ErrorInfo e = {};
+
+        ck_assert_int_eq(cpuidle_sampler_read(s, out, &e), error);
+        ck_assert_msg_has(e, needle);
+}
+
+/* ---- discovery ----------------------------------------------------------- */
+
+START_TEST(test_system_default) {
+        FakeTree *t = unit_tree(NULL);
+        CpuidleSystem s = system_ok(t->fd);
+
+        ck_assert_str_eq(s.driver, "haltpoll");
+        ck_assert_str_eq(s.governor, "haltpoll");
+        ck_assert(s.governor_writable);
+        ck_assert_uint_eq(s.n_governors, 3);        /* "ladder menu haltpoll \n" */
+        ck_assert_str_eq(s.governors[0], "ladder");
+        ck_assert_str_eq(s.governors[1], "menu");
+        ck_assert_str_eq(s.governors[2], "haltpoll");
+        ck_assert(cpuidle_system_has_governor(&s, "menu"));
+        ck_assert(!cpuidle_system_has_governor(&s, "teo"));
+        ck_assert(!cpuidle_system_has_governor(&s, "men"));
+        ck_assert(s.haltpoll.present);
+        ck_assert_uint_eq(s.haltpoll.poll_ns, 200000);
+        ck_assert_uint_eq(s.haltpoll.grow, 2);
+        ck_assert_uint_eq(s.haltpoll.grow_start, 50000);
+        ck_assert_uint_eq(s.haltpoll.shrink, 2);
+        ck_assert(s.haltpoll.allow_shrink);
+}
+END_TEST
+
+START_TEST(test_system_variants) {
+        FakeTreeOptions o = unit_options(2, 0);
+        o.driver = "none";
+        o.haltpoll = false;
+        o.governor = "menu";
+        o.governors = "menu teo";
+        FakeTree *t = unit_tree(&o);
+        CpuidleSystem s = system_ok(t->fd);
+
+        ck_assert_str_eq(s.driver, "");
+        ck_assert_str_eq(s.governor, "menu");
+        ck_assert_uint_eq(s.n_governors, 2);
+        ck_assert(!s.haltpoll.present);
+        ck_assert_uint_eq(s.haltpoll.poll_ns, 0);
+
+        /* before 5.8: only current_governor_ro, no list */
+        ck_assert_int_eq(faketree_rm_rf(t->fd, CPUIDLE_DIR "/current_governor"), 0);
+        ck_assert_int_eq(faketree_rm_rf(t->fd, CPUIDLE_DIR "/available_governors"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, CPUIDLE_DIR "/current_governor_ro", "ladder\n"), 0);
+        s = system_ok(t->fd);
+        ck_assert_str_eq(s.governor, "ladder");
+        ck_assert(!s.governor_writable);
+        ck_assert_uint_eq(s.n_governors, 0);
+
+        ck_assert_int_eq(faketree_rm_rf(t->fd, CPUIDLE_DIR), 0);
+        system_fails(t->fd, -ENOENT, CPUIDLE_DIR);
+}
+END_TEST
+
+START_TEST(test_system_bad) {
+        FakeTree *t = unit_tree(NULL);
+        const char *p = "sys/module/haltpoll/parameters/guest_halt_poll_allow_shrink";
+        CpuidleSystem s;
+
+        ck_assert_int_eq(faketree_write(t->fd, p, "N\n"), 0);
+        s = system_ok(t->fd);
+        ck_assert(!s.haltpoll.allow_shrink);
+        ck_assert_int_eq(faketree_write(t->fd, p, "maybe\n"), 0);
+        system_fails(t->fd, -EBADMSG, "guest_halt_poll_allow_shrink: invalid value \"maybe\"");
+        ck_assert_int_eq(faketree_write(t->fd, p, "Y\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, "sys/module/haltpoll/parameters/guest_halt_poll_ns", "-5\n"), 0);
+        system_fails(t->fd, -EBADMSG, "guest_halt_poll_ns: invalid value \"-5\"");
+        ck_assert_int_eq(faketree_write(t->fd, "sys/module/haltpoll/parameters/guest_halt_poll_ns", "0\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, CPUIDLE_DIR "/available_governors",
+                                        "a b c d e f g h i j k l m n o p q \n"), 0);
+        system_fails(t->fd, -EBADMSG, "available_governors: more than 16 governors");
+        ck_assert_int_eq(faketree_write(t->fd, CPUIDLE_DIR "/available_governors",
+                                        "menu averyveryveryverylonggovernorname \n"), 0);
+        system_fails(t->fd, -EBADMSG, "too long");
+        ck_assert_int_eq(faketree_write(t->fd, CPUIDLE_DIR "/available_governors", "menu\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, CPUIDLE_DIR "/current_governor", "%0100d\n", 0), 0);
+        system_fails(t->fd, -EBADMSG, "current_governor: value too long");
+}
+END_TEST
+
+START_TEST(test_state_lookup) {
+        const CpuidleStateInfo st[] = { { .name = "POLL" }, { .name = "haltpoll idle" }, { .name = "7" } };
+
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "POLL"), 0);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "haltpoll idle"), 1);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "1"), 1);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "7"), 2);          /* a name wins over an index */
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "3"), -ENOENT);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "poll"), -ENOENT);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, ""), -ENOENT);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "-1"), -ENOENT);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 0, "0"), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_resume_latency) {
+        static const char *const bad[] = { "", "-1", "abc", "2147483647", "4294967295", "n/A", " 5", "1.5" };
+        uint32_t v = 1;
+        char buf[16];
+
+        ck_assert_int_eq(cpuidle_parse_resume_latency("0", &v), 0);
+        ck_assert_uint_eq(v, 0);
+        ck_assert_int_eq(cpuidle_parse_resume_latency("20\n", &v), 0);
+        ck_assert_uint_eq(v, 20);
+        ck_assert_int_eq(cpuidle_parse_resume_latency("n/a", &v), 0);
+        ck_assert_uint_eq(v, CPUIDLE_RESUME_LATENCY_NA);
+        ck_assert_int_eq(cpuidle_parse_resume_latency("2147483646", &v), 0);
+        ck_assert_uint_eq(v, CPUIDLE_RESUME_LATENCY_MAX);
+        for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                ck_assert_msg(cpuidle_parse_resume_latency(bad[i], &v) == -EINVAL, "\"%s\" accepted", bad[i]);
+                ck_assert_uint_eq(v, CPUIDLE_RESUME_LATENCY_MAX);
+        }
+        ck_assert_str_eq(cpuidle_format_resume_latency(CPUIDLE_RESUME_LATENCY_NA, buf), "n/a");
+        ck_assert_str_eq(cpuidle_format_resume_latency(0, buf), "0");
+        ck_assert_str_eq(cpuidle_format_resume_latency(20, buf), "20");
+        ck_assert_str_eq(cpuidle_format_resume_latency(CPUIDLE_RESUME_LATENCY_MAX, buf), "2147483646");
+}
+END_TEST
+
+/* ---- the sampler ----------------------------------------------------------- */
+
+START_TEST(test_sampler_tables) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        const CpuidleStateInfo *st;
+        unsigned n = 99;
+        const unsigned all = CPUIDLE_HAS_ABOVE | CPUIDLE_HAS_BELOW | CPUIDLE_HAS_REJECTED | CPUIDLE_HAS_DISABLE |
+                             CPUIDLE_HAS_DEFAULT_STATUS | CPUIDLE_HAS_POWER | CPUIDLE_HAS_DESC;
+
+        ck_assert_uint_eq(cpuidle_sampler_n_cpus(s), 2);
+        ck_assert_str_eq(cpuidle_sampler_governor(s), "haltpoll");
+        st = cpuidle_sampler_states(s, 1, &n);
+        ck_assert_ptr_nonnull(st);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_str_eq(st[0].name, "POLL");
+        ck_assert_str_eq(st[0].desc, "CPUIDLE CORE POLL IDLE");
+        ck_assert_uint_eq(st[0].latency_us, 0);
+        ck_assert_str_eq(st[1].name, "haltpoll idle");
+        ck_assert_str_eq(st[1].desc, "default architecture idle");
+        ck_assert_uint_eq(st[1].latency_us, 1);
+        ck_assert_uint_eq(st[1].residency_us, 1);
+        ck_assert_uint_eq(st[1].power_mw, UINT32_MAX);
+        ck_assert(st[1].default_enabled);
+        ck_assert_uint_eq(st[1].files, all);
+        ck_assert_ptr_null(cpuidle_sampler_states(s, 2, &n));
+        ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
+START_TEST(test_sampler_counters) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        CpuidleCpuSample out[2];
+        FakeCounters d = { .usage = 10, .time_us = 1000, .above = 2, .below = 1, .rejected = 3 };
+
+        read_ok(s, out);
+        ck_assert(out[0].online && out[1].online);
+        ck_assert_uint_eq(out[0].n_states, 2);
+        ck_assert(out[0].has_resume_latency);
+        ck_assert_uint_eq(out[0].resume_latency_us, 0);
+        ck_assert_uint_eq(out[0].states[1].usage, 0);
+        uint64_t generation = out[0].generation;
+
+        ck_assert_int_eq(faketree_bump_state(t->fd, 0, 1, &d), 0);
+        ck_assert_int_eq(faketree_bump_state(t->fd, 0, 1, &d), 0);
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/disable", "1\n"), 0);
+        read_ok(s, out);
+        ck_assert_uint_eq(out[0].states[1].usage, 20);
+        ck_assert_uint_eq(out[0].states[1].time_us, 2000);
+        ck_assert_uint_eq(out[0].states[1].above, 4);
+        ck_assert_uint_eq(out[0].states[1].below, 2);
+        ck_assert_uint_eq(out[0].states[1].rejected, 6);
+        ck_assert(out[0].states[1].disabled);
+        ck_assert(!out[0].states[0].disabled);
+        ck_assert_uint_eq(out[0].states[0].usage, 0);
+        ck_assert_uint_eq(out[1].states[1].usage, 0);
+        ck_assert_uint_eq(out[0].generation, generation);   /* nothing reopened */
+}
+END_TEST
+
+START_TEST(test_sampler_resume_latency) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        const char *qos = CPU_DIR "/cpu1/power/pm_qos_resume_latency_us";
+        CpuidleCpuSample out[2];
+
+        ck_assert_int_eq(faketree_write(t->fd, qos, "n/a\n"), 0);
+        read_ok(s, out);
+        ck_assert(out[1].has_resume_latency);
+        ck_assert_uint_eq(out[1].resume_latency_us, CPUIDLE_RESUME_LATENCY_NA);
+        ck_assert_int_eq(faketree_write(t->fd, qos, "20\n"), 0);
+        read_ok(s, out);
+        ck_assert_uint_eq(out[1].resume_latency_us, 20);
+        ck_assert_int_eq(faketree_write(t->fd, qos, "soon\n"), 0);
+        read_fails(s, out, -EBADMSG, CPU_DIR "/cpu1/power/pm_qos_resume_latency_us: invalid value");
+}
+END_TEST
+
+START_TEST(test_sampler_no_resume_latency_file) {
+        FakeTree *t = unit_tree(NULL);
+
+        ck_assert_int_eq(faketree_rm_rf(t->fd, CPU_DIR "/cpu0/power"), 0);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        CpuidleCpuSample out[2];
+        read_ok(s, out);
+        ck_assert(!out[0].has_resume_latency);
+        ck_assert(out[1].has_resume_latency);
+}
+END_TEST
+
+START_TEST(test_sampler_garbage_counter) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        CpuidleCpuSample out[2];
+
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/usage", "12abc\n"), 0);
+        read_fails(s, out, -EBADMSG, STATE1 "/usage: invalid number \"12abc\"");
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/usage", "%s", ""), 0);
+        read_fails(s, out, -EBADMSG, STATE1 "/usage: invalid number \"\"");
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/usage", "%040d\n", 1), 0);
+        read_fails(s, out, -EBADMSG, STATE1 "/usage: value too long");
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/usage", "18446744073709551616\n"), 0);
+        read_fails(s, out, -EBADMSG, STATE1 "/usage");
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/usage", "5\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/disable", "2\n"), 0);
+        read_fails(s, out, -EBADMSG, STATE1 "/disable: invalid number \"2\"");
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/disable", "0\n"), 0);
+        read_ok(s, out);
+        ck_assert_uint_eq(out[0].states[1].usage, 5);
+}
+END_TEST
+
+START_TEST(test_sampler_bad_state_files) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_topology_ Topology *topo = NULL;
+        CpuidleSampler *s = (CpuidleSampler *) 0x1;
+        ErrorInfo e = {};
+
+        ck_assert_int_eq(topology_load(t->fd, &topo, &e), 0);
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/latency", "fast\n"), 0);
+        ck_assert_int_eq(cpuidle_sampler_new(t->fd, topo, &s, &e), -EBADMSG);
+        ck_assert_msg_has(e, STATE1 "/latency: invalid number \"fast\"");
+        ck_assert_ptr_eq(s, (CpuidleSampler *) 0x1);
+        ck_assert_int_eq(faketree_rm_rf(t->fd, STATE1 "/latency"), 0);
+        ck_assert_int_eq(cpuidle_sampler_new(t->fd, topo, &s, &e), -ENOENT);
+        ck_assert_msg_has(e, STATE1 "/latency: missing");
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/latency", "1\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/default_status", "sometimes\n"), 0);
+        ck_assert_int_eq(cpuidle_sampler_new(t->fd, topo, &s, &e), -EBADMSG);
+        ck_assert_msg_has(e, STATE1 "/default_status: invalid value \"sometimes\"");
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/default_status", "disabled\n"), 0);
+        ck_assert_int_eq(faketree_rm_rf(t->fd, STATE1 "/usage"), 0);
+        ck_assert_int_eq(cpuidle_sampler_new(t->fd, topo, &s, &e), -ENOENT);
+        ck_assert_msg_has(e, STATE1 "/usage: missing");
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/usage", "0\n"), 0);
+        ck_assert_int_eq(cpuidle_sampler_new(t->fd, topo, &s, &e), 0);
+        unsigned n;
+        const CpuidleStateInfo *st = cpuidle_sampler_states(s, 0, &n);
+        ck_assert(!st[1].default_enabled);
+        ck_assert_ptr_null(cpuidle_sampler_free(s));
+}
+END_TEST
+
+START_TEST(test_sampler_old_kernel) {
+        FakeTreeOptions o = unit_options(2, 0);
+        o.old_kernel = true;
+        FakeTree *t = unit_tree(&o);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        FakeCounters d = { .usage = 7, .time_us = 70, .above = 1, .below = 1 };
+        CpuidleCpuSample out[2];
+        unsigned n;
+
+        const CpuidleStateInfo *st = cpuidle_sampler_states(s, 0, &n);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(st[1].files, CPUIDLE_HAS_DISABLE | CPUIDLE_HAS_POWER | CPUIDLE_HAS_DESC);
+        ck_assert(st[1].default_enabled);
+        ck_assert_int_eq(faketree_bump_state(t->fd, 0, 1, &d), 0);
+        read_ok(s, out);
+        ck_assert_uint_eq(out[0].states[1].usage, 7);
+        ck_assert_uint_eq(out[0].states[1].time_us, 70);
+        ck_assert_uint_eq(out[0].states[1].above, 0);
+        ck_assert_uint_eq(out[0].states[1].below, 0);
+        ck_assert_uint_eq(out[0].states[1].rejected, 0);
+}
+END_TEST
+
+START_TEST(test_sampler_many_states) {
+        FakeTreeOptions o = unit_options(1, CPUIDLE_STATES_MAX);
+        FakeTree *t = unit_tree(&o);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        FakeCounters d = { .usage = 9 };
+        CpuidleCpuSample out[1];
+        unsigned n;
+
+        const CpuidleStateInfo *st = cpuidle_sampler_states(s, 0, &n);
+        ck_assert_uint_eq(n, CPUIDLE_STATES_MAX);
+        ck_assert_str_eq(st[9].name, "C9");
+        ck_assert_uint_eq(st[9].latency_us, 1u << 18);
+        ck_assert_uint_eq(st[9].residency_us, 3u << 18);
+        ck_assert_int_eq(faketree_bump_state(t->fd, 0, 9, &d), 0);
+        read_ok(s, out);
+        ck_assert_uint_eq(out[0].n_states, CPUIDLE_STATES_MAX);
+        ck_assert_uint_eq(out[0].states[9].usage, 9);
+        ck_assert_uint_eq(out[0].states[8].usage, 0);
+}
+END_TEST
+
+/* The governor changes and the state table with it (a switch recreates the
+ * directories; here a new table appears): the sampler must notice from the
+ * governor file alone, since the old fds stay readable in a test tree. */
+START_TEST(test_sampler_governor_switch_new_table) {
+        static const FakeState table[] = {
+                { "POLL", "CPUIDLE CORE POLL IDLE", 0, 0 },
+                { "C1", "MWAIT 0x00", 2, 2 },
+                { "C6", "MWAIT 0x20", 133, 400 },
+        };
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        FakeCounters d = { .usage = 11, .time_us = 5000 };
+        CpuidleCpuSample out[2];
+        unsigned n;
+
+        read_ok(s, out);
+        uint64_t g0 = out[0].generation, g1 = out[1].generation;
+        ck_assert_uint_ne(g0, g1);
+        ck_assert_int_eq(faketree_write_states(t->fd, 0, table, 3, false), 0);
+        ck_assert_int_eq(faketree_bump_state(t->fd, 0, 2, &d), 0);
+        ck_assert_int_eq(faketree_write(t->fd, CPUIDLE_DIR "/current_governor", "menu\n"), 0);
+        read_ok(s, out);
+        ck_assert_str_eq(cpuidle_sampler_governor(s), "menu");
+        ck_assert_uint_eq(out[0].n_states, 3);
+        ck_assert_uint_gt(out[0].generation, g0);
+        ck_assert_uint_gt(out[1].generation, g1);       /* every CPU was reopened */
+        ck_assert_uint_eq(out[0].states[2].usage, 11);
+        ck_assert_uint_eq(out[0].states[2].time_us, 5000);
+        const CpuidleStateInfo *st = cpuidle_sampler_states(s, 0, &n);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_str_eq(st[2].name, "C6");
+        ck_assert_uint_eq(st[2].latency_us, 133);
+        ck_assert_uint_eq(st[2].residency_us, 400);
+        /* the next read keeps the new fds */
+        uint64_t g = out[0].generation;
+        read_ok(s, out);
+        ck_assert_uint_eq(out[0].generation, g);
+}
+END_TEST
+
+/* A switch done the way the kernel does it: same content, new inodes; the
+ * counters survive. */
+START_TEST(test_sampler_governor_switch_same_table) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        FakeCounters d = { .usage = 3 };
+        CpuidleCpuSample out[2];
+
+        ck_assert_int_eq(faketree_bump_state(t->fd, 1, 1, &d), 0);
+        read_ok(s, out);
+        uint64_t g = out[1].generation;
+        ck_assert_uint_eq(out[1].states[1].usage, 3);
+        ck_assert_int_eq(faketree_switch_governor(t->fd, "ladder"), 0);
+        ck_assert_int_eq(faketree_bump_state(t->fd, 1, 1, &d), 0);
+        read_ok(s, out);
+        ck_assert_str_eq(cpuidle_sampler_governor(s), "ladder");
+        ck_assert_uint_gt(out[1].generation, g);
+        ck_assert_uint_eq(out[1].states[1].usage, 6);  /* read through the new files */
+}
+END_TEST
+
+/* Directories recreated without a governor change: invisible to the sampler
+ * in a test tree until cpuidle_sampler_invalidate(). */
+START_TEST(test_sampler_invalidate) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        FakeCounters d = { .usage = 5 };
+        CpuidleCpuSample out[2];
+
+        read_ok(s, out);
+        uint64_t g = out[0].generation;
+        ck_assert_int_eq(faketree_switch_governor(t->fd, "haltpoll"), 0);     /* same name */
+        ck_assert_int_eq(faketree_bump_state(t->fd, 0, 1, &d), 0);
+        read_ok(s, out);
+        ck_assert_uint_eq(out[0].generation, g);
+        ck_assert_uint_eq(out[0].states[1].usage, 0);  /* the stale, unlinked file */
+        cpuidle_sampler_invalidate(s);
+        read_ok(s, out);
+        ck_assert_uint_gt(out[0].generation, g);
+        ck_assert_uint_eq(out[0].states[1].usage, 5);
+}
+END_TEST
+
+/* The CPU goes offline between topology_load() and the reads. */
+START_TEST(test_sampler_cpu_vanished) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_topology_ Topology *topo = NULL;
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = NULL;
+        CpuidleCpuSample out[2];
+        ErrorInfo e = {};
+        unsigned n;
+
+        ck_assert_int_eq(topology_load(t->fd, &topo, &e), 0);
+        ck_assert(topo->cpus[1].online);
+        ck_assert_int_eq(faketree_set_offline(t->fd, 1), 0);
+        ck_assert_int_eq(cpuidle_sampler_new(t->fd, topo, &s, &e), 0);
+        read_ok(s, out);
+        ck_assert(out[0].online);
+        ck_assert_uint_eq(out[0].n_states, 2);
+        ck_assert(!out[1].online);
+        ck_assert_uint_eq(out[1].n_states, 0);
+        ck_assert_ptr_null(cpuidle_sampler_states(s, 1, &n));
+        ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
+/* The CPU goes offline after the sampler opened it, then comes back. */
+START_TEST(test_sampler_cpu_offline_and_back) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        CpuidleCpuSample out[2];
+
+        read_ok(s, out);
+        uint64_t g = out[1].generation;
+        ck_assert_int_eq(faketree_set_offline(t->fd, 1), 0);
+        cpuidle_sampler_invalidate(s);
+        read_ok(s, out);
+        ck_assert(!out[1].online);
+        ck_assert_uint_eq(out[1].n_states, 0);
+        ck_assert_int_eq(faketree_set_online(t->fd, 1), 0);
+        cpuidle_sampler_invalidate(s);
+        read_ok(s, out);
+        ck_assert(out[1].online);
+        ck_assert_uint_eq(out[1].n_states, 2);
+        ck_assert_uint_gt(out[1].generation, g);
+}
+END_TEST
+
+START_TEST(test_sampler_offline_and_no_driver) {
+        FakeTreeOptions o = unit_options(3, 0);
+        o.offline = "1";
+        FakeTree *t = unit_tree(&o);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        CpuidleCpuSample out[3];
+
+        read_ok(s, out);
+        ck_assert(out[0].online && !out[1].online && out[2].online);
+        ck_assert_uint_eq(out[1].n_states, 0);
+        ck_assert(!out[1].has_resume_latency);
+
+        FakeTreeOptions none = unit_options(2, 0);
+        none.driver = "none";
+        FakeTree *t2 = unit_tree(&none);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s2 = sampler_ok(t2->fd);
+        read_ok(s2, out);
+        ck_assert(!out[0].online && !out[1].online);
+        ck_assert_uint_eq(out[0].n_states, 0);
+}
+END_TEST
+
+int main(void) {
+        Suite *s = suite_create("cpuidle");
+        TCase *discovery = unit_tcase(s, "discovery");
+        TCase *sampler = unit_tcase(s, "sampler");
+
+        tcase_add_test(discovery, test_system_default);
+        tcase_add_test(discovery, test_system_variants);
+        tcase_add_test(discovery, test_system_bad);
+        tcase_add_test(discovery, test_state_lookup);
+        tcase_add_test(discovery, test_resume_latency);
+        tcase_add_test(sampler, test_sampler_tables);
+        tcase_add_test(sampler, test_sampler_counters);
+        tcase_add_test(sampler, test_sampler_resume_latency);
+        tcase_add_test(sampler, test_sampler_no_resume_latency_file);
+        tcase_add_test(sampler, test_sampler_garbage_counter);
+        tcase_add_test(sampler, test_sampler_bad_state_files);
+        tcase_add_test(sampler, test_sampler_old_kernel);
+        tcase_add_test(sampler, test_sampler_many_states);
+        tcase_add_test(sampler, test_sampler_governor_switch_new_table);
+        tcase_add_test(sampler, test_sampler_governor_switch_same_table);
+        tcase_add_test(sampler, test_sampler_invalidate);
+        tcase_add_test(sampler, test_sampler_cpu_vanished);
+        tcase_add_test(sampler, test_sampler_cpu_offline_and_back);
+        tcase_add_test(sampler, test_sampler_offline_and_no_driver);
+        return unit_run(s);
+}

@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Checks the installed-to-be files: the unit (systemd-analyze verify and an
+# exposure score no worse than MAX_EXPOSURE), the D-Bus policy (well-formed
+# XML) and the polkit actions (valid against polkit's DTD).  Exits 77 when
+# neither systemd-analyze nor xmllint is there.
+# Usage: check-units.sh BUILT_UNIT BUS_POLICY POLKIT_POLICY
+set -u
+unit=$1 bus_policy=$2 polkit_policy=$3
+# systemd-analyze security's score times ten (1.4 when the sandbox was
+# written); raise it only together with a comment in the unit saying why.
+MAX_EXPOSURE=15
+n=0
+failed=0
+
+check() {
+        name=$1
+        shift
+        n=$((n + 1))
+        if out=$("$@" 2>&1); then
+                echo "ok $n - $name"
+        else
+                echo "not ok $n - $name"
+                printf '%s\n' "$out" | sed 's/^/#   /'
+                failed=$((failed + 1))
+        fi
+}
+
+verify_unit() {
+        tmp=$(mktemp -d) || return 1
+        # verify wants an executable ExecStart=; the daemon is not installed yet.
+        sed 's|^ExecStart=.*|ExecStart=/bin/true|' "$unit" >"$tmp/idlepolicyd.service"
+        systemd-analyze verify --man=no "$tmp/idlepolicyd.service"
+        rc=$?
+        rm -rf "$tmp"
+        return $rc
+}
+
+if command -v systemd-analyze >/dev/null 2>&1; then
+        check "systemd-analyze verify" verify_unit
+        check "exposure <= $MAX_EXPOSURE/10" \
+                systemd-analyze security --offline=true --root=/ --threshold=$MAX_EXPOSURE "$unit"
+else
+        echo "# systemd-analyze missing: unit not checked"
+fi
+
+if command -v xmllint >/dev/null 2>&1; then
+        check "D-Bus policy is well-formed" xmllint --noout --nonet "$bus_policy"
+        # polkitd installs the DTD and an XML catalog entry for it.
+        if [ -e /usr/share/polkit-1/policyconfig-1.dtd ]; then
+                check "polkit policy is valid" xmllint --noout --nonet --valid "$polkit_policy"
+        else
+                check "polkit policy is well-formed" xmllint --noout --nonet "$polkit_policy"
+        fi
+else
+        echo "# xmllint missing (apt-get install libxml2-utils): XML not checked"
+fi
+
+if [ "$n" -eq 0 ]; then
+        echo "1..0 # SKIP neither systemd-analyze nor xmllint"
+        exit 77
+fi
+echo "1..$n"
+echo "$((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
