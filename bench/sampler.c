@@ -44,6 +44,7 @@ static const unsigned tree_cpus[N_TREES] = { 64, 256, 1024 };
 typedef struct Result {
         bool ok;
         char error[512];
+        long fd_limit;              /* soft RLIMIT_NOFILE when the tree failed */
         unsigned cpus;              /* CPU slots sampled */
         unsigned online;            /* of which online with cpuidle */
         unsigned cpu_states;        /* sum of states over online CPUs */
@@ -198,8 +199,11 @@ static int bench_root(const char *root, unsigned ticks, Result *res) {
         if (r >= 0)
                 r = time_ticks(sampler, pr, snap, raw, ticks, res, &e);
         if (r < 0) {
+                struct rlimit rl = {};
+
                 snprintf(res->error, sizeof(res->error), "%.200s: %.300s", root,
                          e.message[0] ? e.message : strerror(-r));
+                res->fd_limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long) rl.rlim_cur : -1;
                 return r;
         }
         res->cpus = cpuidle_sampler_n_cpus(sampler);
@@ -243,17 +247,65 @@ static int bench_fake_tree(unsigned cpus, unsigned ticks, Result *res) {
         return r;
 }
 
-static void print_result(const Result *r, const char *indent) {
-        if (!r->ok) {
-                printf("{\"error\": \"");
-                for (const char *p = r->error; *p; p++) {
-                        if (*p == '"' || *p == '\\')
-                                putchar('\\');
-                        putchar((unsigned char) *p < 0x20 ? ' ' : *p);
-                }
-                printf("\"}");
-                return;
+static void print_error(const Result *r) {
+        printf("\"error\": \"");
+        for (const char *p = r->error; *p; p++) {
+                if (*p == '"' || *p == '\\')
+                        putchar('\\');
+                putchar((unsigned char) *p < 0x20 ? ' ' : *p);
         }
+        printf("\"");
+}
+
+/* Fits ns_per_tick = intercept + slope * cpu_states over the successful
+ * results.  Returns the number of points (the fit needs 2). */
+static unsigned linear_fit(const Result *res, unsigned n, double *ret_slope, double *ret_intercept,
+                           double *ret_r2) {
+        double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, ss_res = 0, ss_tot;
+        unsigned k = 0;
+
+        for (unsigned i = 0; i < n; i++)
+                if (res[i].ok) {
+                        double x = res[i].cpu_states, y = res[i].ns_per_tick;
+
+                        sx += x, sy += y, sxx += x * x, sxy += x * y, syy += y * y, k++;
+                }
+        if (k < 2 || k * sxx - sx * sx == 0)
+                return k < 2 ? k : 0;
+        *ret_slope = (k * sxy - sx * sy) / (k * sxx - sx * sx);
+        *ret_intercept = (sy - *ret_slope * sx) / k;
+        for (unsigned i = 0; i < n; i++)
+                if (res[i].ok) {
+                        double d = res[i].ns_per_tick - (*ret_intercept + *ret_slope * res[i].cpu_states);
+
+                        ss_res += d * d;
+                }
+        ss_tot = syy - sy * sy / k;
+        *ret_r2 = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
+        return k;
+}
+
+/* Prints a failed tree with what it would have needed and cost, going by
+ * the trees that worked (descriptors per CPU-state, the linear fit). */
+static void print_failed_tree(const Result *r, unsigned cpus, const Result *all, unsigned n) {
+        double slope, intercept, r2, fds_per_cpu_state = 0;
+        unsigned x = cpus * STATES_PER_CPU;
+
+        for (unsigned i = 0; i < n; i++)
+                if (all[i].ok && all[i].cpu_states)
+                        fds_per_cpu_state = (double) all[i].fds / all[i].cpu_states;
+        printf("{\"cpus\": %u, \"states\": %u, ", cpus, STATES_PER_CPU);
+        print_error(r);
+        if (r->fd_limit > 0)
+                printf(", \"fd_limit\": %ld", r->fd_limit);
+        if (fds_per_cpu_state > 0)
+                printf(", \"fds_needed_estimate\": %.0f", fds_per_cpu_state * x);
+        if (linear_fit(all, n, &slope, &intercept, &r2) >= 2)
+                printf(", \"ns_per_tick_extrapolated\": %.0f", intercept + slope * x);
+        printf("}");
+}
+
+static void print_result(const Result *r, const char *indent) {
         printf("{\n%s  \"cpus\": %u, \"online\": %u, \"states\": %u, \"cpu_states\": %u, \"ticks\": %u,\n"
                "%s  \"ns_per_cpu_state\": %.1f, \"ns_per_tick\": %.0f, \"ns_per_tick_p90\": %.0f,\n"
                "%s  \"ns_sampler_read\": %.0f, \"rss_kb\": %ld, \"rss_delta_kb\": %ld, \"fds\": %d\n%s}",
@@ -262,33 +314,17 @@ static void print_result(const Result *r, const char *indent) {
                indent, r->ns_sampler_read, r->rss_kb, r->rss_delta_kb, r->fds, indent);
 }
 
-/* Least squares ns_per_tick = intercept + slope * cpu_states over the
- * successful fake trees; prints null with fewer than two. */
+/* Prints the fit over the fake trees, or null with fewer than two. */
 static void print_linear_fit(const Result *res, unsigned n) {
-        double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
-        unsigned k = 0;
+        double slope, intercept, r2;
+        unsigned k = linear_fit(res, n, &slope, &intercept, &r2);
 
-        for (unsigned i = 0; i < n; i++)
-                if (res[i].ok) {
-                        double x = res[i].cpu_states, y = res[i].ns_per_tick;
-                        sx += x, sy += y, sxx += x * x, sxy += x * y, syy += y * y, k++;
-                }
-        if (k < 2 || k * sxx - sx * sx == 0) {
+        if (k < 2) {
                 printf("null");
                 return;
         }
-        double slope = (k * sxy - sx * sy) / (k * sxx - sx * sx);
-        double intercept = (sy - slope * sx) / k;
-        double ss_tot = syy - sy * sy / k, ss_res = 0;
-
-        for (unsigned i = 0; i < n; i++)
-                if (res[i].ok) {
-                        double d = res[i].ns_per_tick - (intercept + slope * res[i].cpu_states);
-                        ss_res += d * d;
-                }
         printf("{\"x\": \"cpu_states\", \"y\": \"ns_per_tick\", \"slope_ns_per_cpu_state\": %.2f, "
-               "\"intercept_ns\": %.0f, \"r2\": %.4f, \"points\": %u}",
-               slope, intercept, ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0, k);
+               "\"intercept_ns\": %.0f, \"r2\": %.4f, \"points\": %u}", slope, intercept, r2, k);
 }
 
 static void usage(FILE *f) {
@@ -332,19 +368,29 @@ int main(int argc, char **argv) {
         printf("{\n  \"trees\": [\n");
         for (unsigned i = 0; i < N_TREES; i++) {
                 printf("    ");
-                print_result(&fake[i], "    ");
+                if (fake[i].ok)
+                        print_result(&fake[i], "    ");
+                else
+                        print_failed_tree(&fake[i], tree_cpus[i], fake, N_TREES);
                 printf(i + 1 < N_TREES ? ",\n" : "\n");
         }
         printf("  ],\n  \"real\": ");
-        if (do_real)
-                print_result(&real, "  ");
-        else
+        if (!do_real)
                 printf("null");
+        else if (real.ok)
+                print_result(&real, "  ");
+        else {
+                printf("{");
+                print_error(&real);
+                printf("}");
+        }
         printf(",\n  \"linear_fit\": ");
         print_linear_fit(fake, N_TREES);
         printf("\n}\n");
+        /* A tree that could not be sampled is reported in the JSON; fail only
+         * when nothing could be measured at all. */
         for (unsigned i = 0; i < N_TREES; i++)
-                if (!fake[i].ok)
-                        return 1;
-        return 0;
+                if (fake[i].ok)
+                        return 0;
+        return 1;
 }

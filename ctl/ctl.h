@@ -34,6 +34,11 @@ int ctl_cmd_state(Ctl *c, char **args);
 int ctl_cmd_resume_latency(Ctl *c, char **args);
 int ctl_cmd_restore(Ctl *c, char **args);
 
+/* "record" and "simulate" as argv[1]: execs idlepolicy-record or
+ * idlepolicy-sim with the remaining arguments.  Returns -1 when argv[1] is
+ * not one of them, otherwise a CTL_EXIT_* value (only if the exec failed). */
+int ctl_exec_verb(int argc, char **argv);
+
 /* Prints "idlepolicyctl: <message>" and the --help hint to stderr.
  * Returns CTL_EXIT_USAGE. */
 int ctl_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

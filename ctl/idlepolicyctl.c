@@ -40,6 +40,8 @@ static void help(void) {
                "  state enable|disable STATE     enable/disable an idle state (by name or index)\n"
                "  resume-latency USEC|n/a        set the PM QoS resume latency (0 = no constraint)\n"
                "  restore                        put every knob the daemon changed back\n"
+               "  record --seconds N --output F  record idle intervals from tracefs (idlepolicy-record(8))\n"
+               "  simulate ARGS...               replay traces or workloads through governors (idlepolicy-sim(1))\n"
                "\n"
                "Options:\n"
                "  -c --cpu=LIST                  CPUs for state/resume-latency: \"0-3,5\" or \"all\"\n"
@@ -113,6 +115,9 @@ int main(int argc, char **argv) {
         const Verb *v;
         int r;
 
+        r = ctl_exec_verb(argc, argv);
+        if (r >= 0)
+                return r;
         r = parse_argv(argc, argv, &c);
         if (r >= 0)
                 return r;

@@ -182,9 +182,13 @@ static int open_state_counters(int root_fd, const char *dir, int *fds, CpuidleSt
                 fds[i] = fileio_open_at(root_fd, path);
                 if (fds[i] >= 0)
                         info->files |= counter_flag[i];
-                else if (fds[i] != -ENOENT || counter_flag[i] == 0)
-                        return errinfo_set(e, fds[i], "%s: %s", path,
-                                           fds[i] == -ENOENT ? "missing" : strerror(-fds[i]));
+                else if (fds[i] == -ENOENT && counter_flag[i] != 0)
+                        fds[i] = -1;            /* optional: older kernels */
+                else
+                        return errinfo_set(e, fds[i], "%s: %s%s", path,
+                                           fds[i] == -ENOENT ? "missing" : strerror(-fds[i]),
+                                           fds[i] == -EMFILE ? " (the sampler keeps one fd per counter file:"
+                                                               " raise RLIMIT_NOFILE)" : "");
         }
         return 0;
 }
@@ -226,9 +230,20 @@ static int cpu_open(CpuidleSampler *s, unsigned cpu, ErrorInfo *e) {
                 c->n_states = k + 1;
         }
         snprintf(path, sizeof(path), CPU_DIR "/cpu%u/cpuidle", cpu);
-        c->online = c->n_states > 0 || dir_exists(s->root_fd, path) > 0;
-        snprintf(path, sizeof(path), CPU_DIR "/cpu%u/power/pm_qos_resume_latency_us", cpu);
-        c->qos_fd = c->online ? fileio_open_at(s->root_fd, path) : -1;
+        r = c->n_states > 0 ? 1 : dir_exists(s->root_fd, path);
+        if (r > 0) {
+                snprintf(path, sizeof(path), CPU_DIR "/cpu%u/power/pm_qos_resume_latency_us", cpu);
+                c->qos_fd = fileio_open_at(s->root_fd, path);
+                if (c->qos_fd == -ENOENT)
+                        c->qos_fd = -1;         /* optional */
+                else if (c->qos_fd < 0)
+                        r = c->qos_fd;
+        }
+        if (r < 0) {
+                cpu_close(c);
+                return errinfo_set(e, r, "%s: %s", path, strerror(-r));
+        }
+        c->online = r > 0;
         c->needs_open = false;
         return 0;
 }
@@ -344,17 +359,18 @@ static int cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, Er
 }
 
 /* (Re)opens the governor file: current_governor, else current_governor_ro.
- * governor_fd stays -1 if neither exists. */
-static void open_governor(CpuidleSampler *s) {
+ * Returns 0 (governor_fd stays -1 if neither exists) or a negative errno. */
+static int open_governor(CpuidleSampler *s) {
         fileio_closep(&s->governor_fd);
         s->governor_ro = false;
         s->governor_fd = fileio_open_at(s->root_fd, GOVERNOR_PATH);
-        if (s->governor_fd >= 0)
-                return;
-        s->governor_ro = true;
-        s->governor_fd = fileio_open_at(s->root_fd, GOVERNOR_PATH "_ro");
-        if (s->governor_fd < 0)
-                s->governor_fd = -1;
+        if (s->governor_fd == -ENOENT) {
+                s->governor_ro = true;
+                s->governor_fd = fileio_open_at(s->root_fd, GOVERNOR_PATH "_ro");
+        }
+        if (s->governor_fd >= 0 || s->governor_fd == -ENOENT)
+                return 0;
+        return s->governor_fd;
 }
 
 /* Reads the governor into buf ("" if there is no governor file), reopening
@@ -366,9 +382,13 @@ static int read_governor(CpuidleSampler *s, char *buf, size_t size) {
                 r = pread_value(s->governor_fd, buf, size);
         if (r != -ENODEV && r != -ENOENT)
                 return r;
-        open_governor(s);
+        r = open_governor(s);
         buf[0] = '\0';
-        return s->governor_fd >= 0 ? pread_value(s->governor_fd, buf, size) : 0;
+        if (r < 0 || s->governor_fd < 0) {
+                s->governor_fd = -1;
+                return r;
+        }
+        return pread_value(s->governor_fd, buf, size);
 }
 
 /* Re-reads the governor; if it changed, every CPU is reopened at this read.

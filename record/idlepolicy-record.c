@@ -173,6 +173,7 @@ static double pct(size_t part, size_t whole) {
 
 static void print_summary(const FtraceIdle *p, const Trace *t, const Tracefs *tf, const RecordSetupInfo *info) {
         FtraceIdleTotals tot;
+        uint64_t lost = 0;
 
         ftrace_idle_totals(p, &tot);
         fprintf(stderr, "Recorded %.1f s from %s%s%s: %llu lines, %llu events used, %llu unparsed; %u events enabled",
@@ -191,6 +192,7 @@ static void print_summary(const FtraceIdle *p, const Trace *t, const Tracefs *tf
                         trace_source_to_string(s.source), s.n_intervals, pct(s.n_wake_timer, s.n_intervals),
                         pct(s.n_at_predicted, s.n_intervals), pct(s.n_sleep_known, s.n_intervals),
                         s.n_dropped, (unsigned long long) s.lost_events);
+                lost += s.lost_events;
                 if (s.source == TRACE_SOURCE_CPU_IDLE && s.n_irq_bounded > 0)
                         fprintf(stderr, "  (irq-bounded check: %.1f%% found, median error %+.1f us)",
                                 pct(s.n_cross_found, s.n_cpu_idle), (double) s.cross_median_error_ns / 1000.0);
@@ -198,6 +200,9 @@ static void print_summary(const FtraceIdle *p, const Trace *t, const Tracefs *tf
         }
         fprintf(stderr, "TIMER%%: woken by a timer interrupt; PREDICTED%%: ...within %llu us after the predicted "
                 "timer; SLEEP%%: sleep length known.\n", TIMER_LAG_MAX_NS / 1000);
+        if (lost > 0)
+                fprintf(stderr, "The kernel lost %llu events (periods around them are left out): "
+                        "use a larger --buffer-kb.\n", (unsigned long long) lost);
 }
 
 static int write_trace(const char *output, const Trace *t) {

@@ -757,13 +757,12 @@ int faketree_switch_governor(int root_fd, const char *governor) {
         int r = check_fake_root(root_fd);
 
         if (r >= 0)
-                r = write_file(root_fd, NULL, CPU_DIR "/cpuidle/current_governor", "%s\n", governor);
-        if (r >= 0)
-                r = write_file(root_fd, NULL, CPU_DIR "/cpuidle/current_governor_ro", "%s\n", governor);
-        if (r >= 0)
                 r = read_online(root_fd, &online);
         if (r < 0)
                 return r;
+        /* Recreate the directories first and announce the new governor last:
+         * a reader that sees the new name must not find the old directories
+         * (on a real kernel their stale fds fail with ENODEV at once). */
         CPUSET_FOREACH(c, &online) {
                 snprintf(dir, sizeof(dir), CPU_DIR "/cpu%d/cpuidle", c);
                 snprintf(old, sizeof(old), CPU_DIR "/cpu%d/cpuidle.old", c);
@@ -777,5 +776,8 @@ int faketree_switch_governor(int root_fd, const char *governor) {
                 if (r < 0)
                         return r;
         }
-        return 0;
+        r = write_file(root_fd, NULL, CPU_DIR "/cpuidle/current_governor", "%s\n", governor);
+        if (r >= 0)
+                r = write_file(root_fd, NULL, CPU_DIR "/cpuidle/current_governor_ro", "%s\n", governor);
+        return r;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "fileio.h"
+#include "gov-idlepolicy.h"
 #include "governor.h"
 #include "sim-truth.h"
 #include "sim-util.h"
@@ -18,6 +19,8 @@ static const GovernorOps *const governors[] = {
         &governor_ladder,
         &governor_haltpoll,
         &governor_oracle,
+        &governor_idlepolicy,
+        &governor_idlepolicy_menu,
 };
 
 void gov_params_init(GovParams *p) {

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <string.h>
 
 #include "sim-report.h"
 #include "sim-util.h"
@@ -91,8 +90,7 @@ static json_t *row_json(const SimResult *r) {
 
 static json_t *skipped_json(const SimResult *r) {
         return json_pack("{s:s, s:s, s:s, s:s}", "workload", r->workload, "table", r->table.name,
-                         "governor", r->governor, "reason",
-                         r->error == -EOPNOTSUPP ? "not for this table (haltpoll needs the haltpoll driver's POLL + halt)" : strerror(-r->error));
+                         "governor", r->governor, "reason", sim_result_skip_reason(r));
 }
 
 int sim_report_json(FILE *f, const SimResult *r, size_t n) {
@@ -110,7 +108,7 @@ int sim_report_json(FILE *f, const SimResult *r, size_t n) {
                 if (json_array_append_new(r[i].error == 0 ? rows : skipped, item) < 0)
                         return -ENOMEM;
         }
-        if (json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || fputc('\n', f) == EOF)
+        if (json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) < 0 || fputc('\n', f) == EOF)
                 return -EIO;
         return 0;
 }

@@ -26,6 +26,12 @@ void sim_results_summarize(SimResult *r, size_t n) {
         }
 }
 
+const char *sim_result_skip_reason(const SimResult *r) {
+        if (r->error == -EOPNOTSUPP)
+                return "does not suit this table (haltpoll runs only on the haltpoll driver's POLL + halt)";
+        return strerror(-r->error);
+}
+
 /* Formats v with the given decimals, or "–" for NaN. */
 static const char *num(char *buf, size_t size, double v, int decimals) {
         if (isnan(v))
@@ -73,17 +79,25 @@ static bool group_start(const SimResult *r, size_t i) {
         return true;
 }
 
+/* True if an earlier skipped result has r[i]'s governor and table. */
+static bool skipped_before(const SimResult *r, size_t i) {
+        for (size_t k = 0; k < i; k++)
+                if (r[k].error != 0 && streq(r[k].governor, r[i].governor) &&
+                    streq(r[k].table.name, r[i].table.name))
+                        return true;
+        return false;
+}
+
 static void markdown_skipped(FILE *f, const SimResult *r, size_t n) {
         bool any = false;
 
         for (size_t i = 0; i < n; i++) {
-                if (r[i].error == 0)
+                if (r[i].error == 0 || skipped_before(r, i))
                         continue;
                 if (!any)
                         fprintf(f, "\nNot applicable:\n\n");
                 any = true;
-                fprintf(f, "- %s on %s (%s): %s\n", r[i].governor, r[i].table.name, r[i].workload,
-                        r[i].error == -EOPNOTSUPP ? "not for this table (haltpoll needs the haltpoll driver's POLL + halt)" : strerror(-r[i].error));
+                fprintf(f, "- %s on %s: %s\n", r[i].governor, r[i].table.name, sim_result_skip_reason(&r[i]));
         }
 }
 

@@ -29,6 +29,9 @@ typedef struct SimResult {
  * workload and table; without one, energy and regret are NaN. */
 void sim_results_summarize(SimResult *r, size_t n);
 
+/* Why r was skipped (r->error < 0), in words. */
+const char *sim_result_skip_reason(const SimResult *r);
+
 /* Writes the summary table and, with per_state, one table per (workload,
  * table) of per-state usage, correct, undershoot (too deep) and overshoot
  * (too shallow) shares, as in the weighted-TEO RFC.  Returns 0 or -EIO. */

@@ -17,7 +17,8 @@
  *               idle, and ends at the next hard interrupt entry on that CPU
  *               (or a polling wake-up, sched_wake_idle_without_ipi).  A
  *               period during which a task's event shows up without a
- *               visible end is dropped.  State and miss are unknown.
+ *               visible end is dropped.  State is unknown (-1); miss is
+ *               unknown unless a cpu_idle_miss follows the period.
  *
  * At the end each CPU takes the cpu_idle intervals if that CPU produced
  * power:cpu_idle events (at least half as many as irq-bounded ones), else

@@ -342,29 +342,44 @@ static int parse_state_field(const char *s, const TraceHeader *h, int32_t *ret) 
         return 0;
 }
 
-/* Parses one CSV row; on failure names the column in r->e. */
+static const char *const columns[] = { "cpu", "start_ns", "duration_ns", "state", "sleep_length_ns", "wake", "miss" };
+
+static int bad_field(Reader *r, size_t col, const char *value) {
+        return errinfo_set(r->e, -EBADMSG, "line %u: %s: invalid value \"%.32s\"", r->lineno, columns[col], value);
+}
+
+static int parse_sleep_field(const char *s, uint64_t *ret) {
+        if (strcmp(s, "-") == 0) {
+                *ret = TRACE_SLEEP_UNKNOWN;
+                return 0;
+        }
+        return parse_u64(s, ret) < 0 || *ret == TRACE_SLEEP_UNKNOWN ? -EBADMSG : 0;
+}
+
+/* Parses one CSV row; on failure names the line and the column in r->e. */
 static int parse_row(Reader *r, const TraceHeader *h, IdleInterval *iv) {
-        static const char *const cols[] = { "cpu", "start_ns", "duration_ns", "state", "sleep_length_ns", "wake", "miss" };
         char *f[7], *p = r->line;
         size_t n = 0;
-        int w = 0, m = 0;
+        int w, m;
 
         for (char *tok; n < 7 && (tok = strsep(&p, ",")); n++)
                 f[n] = tok;
         if (n < 7 || p)
                 return errinfo_set(r->e, -EBADMSG, "line %u: expected 7 comma-separated fields", r->lineno);
-        size_t bad = parse_u32(f[0], &iv->cpu) < 0 || iv->cpu >= h->n_cpus ? 0 :
-                     parse_u64(f[1], &iv->start_ns) < 0 ? 1 :
-                     parse_u64(f[2], &iv->duration_ns) < 0 || iv->start_ns + iv->duration_ns < iv->start_ns ? 2 :
-                     parse_state_field(f[3], h, &iv->state) < 0 ? 3 :
-                     strcmp(f[4], "-") != 0 && (parse_u64(f[4], &iv->sleep_length_ns) < 0 ||
-                                                iv->sleep_length_ns == TRACE_SLEEP_UNKNOWN) ? 4 :
-                     (w = lookup(wake_names, ELEMENTSOF(wake_names), f[5])) < 0 ? 5 :
-                     (m = lookup(miss_names, ELEMENTSOF(miss_names), f[6])) < 0 ? 6 : 7;
-        if (bad < 7)
-                return errinfo_set(r->e, -EBADMSG, "line %u: %s: invalid value \"%.32s\"", r->lineno, cols[bad], f[bad]);
-        if (strcmp(f[4], "-") == 0)
-                iv->sleep_length_ns = TRACE_SLEEP_UNKNOWN;
+        if (parse_u32(f[0], &iv->cpu) < 0 || iv->cpu >= h->n_cpus)
+                return bad_field(r, 0, f[0]);
+        if (parse_u64(f[1], &iv->start_ns) < 0)
+                return bad_field(r, 1, f[1]);
+        if (parse_u64(f[2], &iv->duration_ns) < 0 || iv->start_ns + iv->duration_ns < iv->start_ns)
+                return bad_field(r, 2, f[2]);
+        if (parse_state_field(f[3], h, &iv->state) < 0)
+                return bad_field(r, 3, f[3]);
+        if (parse_sleep_field(f[4], &iv->sleep_length_ns) < 0)
+                return bad_field(r, 4, f[4]);
+        if ((w = lookup(wake_names, ELEMENTSOF(wake_names), f[5])) < 0)
+                return bad_field(r, 5, f[5]);
+        if ((m = lookup(miss_names, ELEMENTSOF(miss_names), f[6])) < 0)
+                return bad_field(r, 6, f[6]);
         iv->wake = (TraceWake) w;
         iv->miss = (TraceMiss) m;
         return 0;

@@ -70,15 +70,10 @@ BUS_CONFIG = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
   <policy context="default">
     <allow user="*"/>
     <allow own="*"/>
-    <allow send_type="method_call"/>
+    <allow send_destination="*" eavesdrop="true"/>
     <allow send_type="signal"/>
-    <allow send_type="method_return"/>
-    <allow send_type="error"/>
-    <allow send_destination="*"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="signal"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
     <allow receive_sender="*"/>
   </policy>
 </busconfig>
@@ -231,6 +226,29 @@ def knob_values(tree):
     return knobs
 
 
+# Temp dirs of the tests in progress, removed by _on_signal when the test
+# runner stops us (meson's timeout sends SIGTERM): unittest's cleanups do
+# not run then.  The children get SIGTERM from the kernel (_die_with_parent).
+_LIVE_TMP = {}
+
+
+def _remove_tmp(path):
+    """Removes a test's temp dir (made mutable again first)."""
+    for p in _LIVE_TMP.pop(path, []):
+        subprocess.run(['chattr', '-i', p], check=False)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _on_signal(signum, _frame):
+    for path in list(_LIVE_TMP):
+        _remove_tmp(path)
+    os._exit(128 + signum)
+
+
+for _sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(_sig, _on_signal)
+
+
 def _die_with_parent():
     """preexec_fn: SIGTERM this child when the test process dies, however it
     dies (a SIGTERM'ed idlepolicyd restores its knobs)."""
@@ -303,11 +321,12 @@ class IdlePolicyTestCase(unittest.TestCase):
         self.tmp = tempfile.mkdtemp(prefix='idlepolicy-it-')
         # uid 65534 must reach the bus socket in here.
         os.chmod(self.tmp, 0o755)
-        self.addCleanup(self._remove_tmp)
+        self.immutable = []
+        _LIVE_TMP[self.tmp] = self.immutable
+        self.addCleanup(_remove_tmp, self.tmp)
         self.tree = os.path.join(self.tmp, 'tree')
         self.runtime_dir = os.path.join(self.tmp, 'run')
         os.mkdir(self.runtime_dir)
-        self.immutable = []
         self.make_tree(self.tree, self.TREE_ARGS)
         self.original = snapshot_tree(self.tree)
         self.original_knobs = knob_values(self.tree)
@@ -321,11 +340,6 @@ class IdlePolicyTestCase(unittest.TestCase):
             self.start_daemon()
 
     # -- infrastructure --
-
-    def _remove_tmp(self):
-        for p in self.immutable:
-            subprocess.run(['chattr', '-i', p], check=False)
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def make_tree(self, path, args):
         r = subprocess.run([self.faketree_exe, path] + list(args),
@@ -548,16 +562,6 @@ class IdlePolicyTestCase(unittest.TestCase):
                 path, _, value = line.partition(' ')
                 entries.setdefault(path, value)
         return entries
-
-    def runtime_files(self):
-        """Returns {name: size} of the regular files in the runtime dir
-        (recursively)."""
-        out = {}
-        for dirpath, _, files in os.walk(self.runtime_dir):
-            for fn in files:
-                p = os.path.join(dirpath, fn)
-                out[os.path.relpath(p, self.runtime_dir)] = os.path.getsize(p)
-        return out
 
 
 class _Ticker:

@@ -99,6 +99,18 @@ class Lifecycle(T.IdlePolicyTestCase):
         self.start_daemon()
         self.assert_tree_unchanged()
 
+    def test_second_instance_on_the_same_journal_refused(self):
+        self.call('SetGovernor', 'menu')
+        before, journal = T.snapshot_tree(self.tree), self.journal_entries()
+        r = T.subprocess.run(self.daemon_argv(), capture_output=True, text=True, env=self.env(),
+                             timeout=10, check=False)
+        self.assertNotEqual(r.returncode, 0, 'a second daemon ran on the same runtime dir')
+        self.assert_tree_unchanged(before)
+        self.assertEqual(self.journal_entries(), journal)
+        self.assert_daemon_alive()
+        self.assertEqual(self.stop_daemon(), 0)
+        self.assert_tree_unchanged()
+
     def test_sigkill_twice_keeps_first_originals(self):
         self.call('SetResumeLatency', U(0), U(10))
         self.stop_daemon(signal.SIGKILL)

@@ -3,6 +3,7 @@
 """Every Manager and CPU property matches the fake tree."""
 
 import os
+import resource
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -204,6 +205,34 @@ class OfflineAtStart(T.IdlePolicyTestCase):
                 self.assertTrue(all(v == 0 for r in c['Rates'] for v in r[1:]), c['Rates'])
         self.assertTrue(self.cpu_prop(2, 'Online'))
         self.assertEqual(len(self.cpu_prop(2, 'States')), 3)
+
+
+class LargeTree(T.IdlePolicyTestCase):
+    """64 CPUs x 10 states under the open-file limit systemd gives services by
+    default (soft 1024; the hard limit stays as it is): the daemon must cope
+    (raise its soft limit, or need fewer descriptors)."""
+    TREE_ARGS = ['--cpus', '64', '--states', '10', '--driver', 'intel_idle', '--governor', 'menu',
+                 '--smt', '2', '--no-haltpoll']
+    START_DAEMON = False
+
+    def test_starts_and_samples_every_cpu(self):
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        self.start_daemon(argv=['prlimit', f'--nofile=1024:{hard}'] + self.daemon_argv())
+        self.assertEqual(str(self.manager_prop('OnlineCPUs')), '0-63')
+        for cpu in (0, 31, 63):
+            with self.subTest(cpu=cpu):
+                p = plain(self.cpu_props(cpu))
+                self.assertTrue(p['Online'])
+                self.assertEqual(p['States'], expected_states(self.tree, cpu))
+                self.assertEqual(len(p['States']), 10)
+                self.assertEqual(p['Counters'], expected_counters(self.tree, cpu))
+        self.tick_tree()
+        T.wait_for(lambda: plain(self.cpu_prop(63, 'Counters')) == expected_counters(self.tree, 63),
+                   timeout=5, what='cpu63 Counters to follow the tree')
+        self.call('SetStateDisabled', T.dbus.UInt32(T.ALL_CPUS), 'C9', True)
+        self.assertEqual(self.read(T.state_file(63, 9, 'disable')), '1')
+        self.assertEqual(self.stop_daemon(), 0)
+        self.assertEqual(T.knob_values(self.tree), self.original_knobs)
 
 
 if __name__ == '__main__':

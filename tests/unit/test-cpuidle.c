@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "cpuidle.h"
 #include "unit.h"
@@ -506,6 +508,30 @@ START_TEST(test_sampler_offline_and_no_driver) {
 }
 END_TEST
 
+/* Too few fds: a clear error, never a CPU silently missing. */
+START_TEST(test_sampler_fd_limit) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_topology_ Topology *topo = NULL;
+        CpuidleSampler *s = (CpuidleSampler *) 0x1;
+        struct rlimit old, low;
+        ErrorInfo e = {};
+        int probe, r;
+
+        ck_assert_int_eq(topology_load(t->fd, &topo, &e), 0);
+        probe = dup(t->fd);
+        ck_assert_int_ge(probe, 0);
+        close(probe);
+        ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+        low = (struct rlimit) { .rlim_cur = (rlim_t) probe + 10, .rlim_max = old.rlim_max };
+        ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+        r = cpuidle_sampler_new(t->fd, topo, &s, &e);
+        ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+        ck_assert_int_eq(r, -EMFILE);
+        ck_assert_msg_has(e, "Too many open files");
+        ck_assert_ptr_eq(s, (CpuidleSampler *) 0x1);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("cpuidle");
         TCase *discovery = unit_tcase(s, "discovery");
@@ -530,5 +556,6 @@ int main(void) {
         tcase_add_test(sampler, test_sampler_cpu_vanished);
         tcase_add_test(sampler, test_sampler_cpu_offline_and_back);
         tcase_add_test(sampler, test_sampler_offline_and_no_driver);
+        tcase_add_test(sampler, test_sampler_fd_limit);
         return unit_run(s);
 }

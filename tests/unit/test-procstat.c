@@ -149,6 +149,11 @@ START_TEST(test_interrupts_single_cpu) {
                                                    1, out, &e), 0);
         ck_assert_uint_eq(out[0].timer_irqs, 5);
         ck_assert_uint_eq(out[0].other_irqs, 3);
+        /* LOC is the timer whatever its description says; "Timer" in any case */
+        ck_assert_int_eq(procstat_parse_interrupts("      CPU0\nLOC:  5  Local APIC\n 7:  2  XT-PIC  HPET-TIMER\n"
+                                                   " 9:  4  XT-PIC  acpi\n", 1, out, &e), 0);
+        ck_assert_uint_eq(out[0].timer_irqs, 7);
+        ck_assert_uint_eq(out[0].other_irqs, 4);
 }
 END_TEST
 

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The policy: profile + model + util rule + calibration + manual overrides
+ * → a per-CPU plan (deepest and shallowest allowed state, with the reason for
+ * each) and a system plan (governor, KVM halt-poll window).  Pure: the
+ * caller passes the time-free tick data and a random number; the daemon and
+ * the simulator call exactly this code. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "profile.h"
+
+typedef enum PlanReason {
+        PLAN_REASON_NONE = 0,         /* nothing limits this end */
+        PLAN_REASON_PROFILE_LIMIT,    /* the profile's latency limit */
+        PLAN_REASON_MODEL,            /* the weights said too deep / too shallow */
+        PLAN_REASON_UTIL,             /* the util rule */
+        PLAN_REASON_MISDESCRIBED,     /* a state whose measured cost is far above its advertised one */
+        PLAN_REASON_POLL_ECONOMICS,   /* KVM: poll vs halt priced by the profile */
+        PLAN_REASON_EXPLORATION,      /* a capped state re-allowed to re-measure it */
+        PLAN_REASON_MANUAL,           /* an administrator's explicit setting */
+        PLAN_REASON_HOLD,             /* the last decision is held (hysteresis) */
+        _PLAN_REASON_MAX,
+} PlanReason;
+
+/* "profile-limit", "model", "util", ... */
+const char *plan_reason_to_string(PlanReason r);
+
+/* What the policy knows of one state on one CPU. */
+typedef struct PolicyState {
+        uint32_t latency_us;          /* advertised exit latency */
+        uint32_t residency_us;        /* advertised target residency */
+        uint32_t real_latency_us;     /* calibrated wakeup cost; 0 = not calibrated */
+        uint32_t real_residency_us;   /* calibrated break-even residency; 0 = derive it
+                                       * (see policy_residency_us()) */
+        bool polling;                 /* a polling state (POLL: exit latency 0) */
+        bool misdescribed;            /* calibration found the advertised cost wrong */
+        bool manual_disabled;         /* an administrator disabled it explicitly */
+} PolicyState;
+
+/* One tick of data for one CPU. */
+typedef struct PolicyTick {
+        unsigned n_states;
+        PolicyState states[MODEL_STATES_MAX];
+        uint64_t d_usage[MODEL_STATES_MAX];
+        uint64_t d_above[MODEL_STATES_MAX];
+        uint64_t d_below[MODEL_STATES_MAX];
+        uint64_t d_time_us[MODEL_STATES_MAX];
+        uint64_t interval_us;         /* wall time of the tick */
+        int util;                     /* Q10 busy fraction, -1 unknown */
+        uint64_t d_timer_wakeups;     /* timer interrupts in the tick */
+        uint64_t d_other_wakeups;     /* IPIs and device interrupts */
+} PolicyTick;
+
+/* The per-CPU decision and the state that hysteresis needs. */
+typedef struct CpuPlan {
+        unsigned cap;                 /* deepest allowed state index */
+        unsigned floor;               /* shallowest allowed state index (floor <= cap) */
+        PlanReason cap_reason;
+        PlanReason floor_reason;
+        bool exploring;               /* this tick's cap was lifted by exploration */
+        bool util_active;             /* the util rule is engaged (hysteresis) */
+        unsigned held_ticks;          /* ticks since cap/floor last moved */
+        unsigned model_cap;           /* the cap the model alone wants (kept across exploration) */
+        unsigned model_floor;         /* the floor the model alone wants */
+} CpuPlan;
+
+/* Initial plan: everything allowed (cap = n-1, floor = 0); the model's
+ * first move comes after hold_ticks ticks of evidence. */
+void cpu_plan_init(CpuPlan *p, unsigned n_states);
+
+/* Which states the plan allows: floor <= s <= cap and not manual_disabled
+ * (manual settings are never overridden; if an administrator disabled
+ * every state, none is allowed and the kernel falls back as it always
+ * does). */
+void cpu_plan_enabled(const CpuPlan *p, const PolicyTick *t, bool ret_enabled[static MODEL_STATES_MAX]);
+
+/* The model parameters a profile asks for (learn_shift, age_shift, and the
+ * default clamp). */
+void policy_model_params(const Profile *prof, ModelParams *ret);
+
+/* The exit latency the policy believes: the calibrated one where there is
+ * one, else the advertised one. */
+uint32_t policy_latency_us(const PolicyState *st);
+
+/* The break-even residency the policy believes: real_residency_us when
+ * calibrated; for a misdescribed state without one,
+ * max(residency_us, 2 * real_latency_us) (entering and leaving cost about
+ * the exit latency each: below twice that, the shallower state wins);
+ * else the advertised residency_us. */
+uint32_t policy_residency_us(const PolicyState *st);
+
+/* Turns one tick's kernel counters into model evidence: from the kernel's
+ * above/below when the state is trustworthy, otherwise re-derived from the
+ * calibrated costs and the measured mean idle duration (d_time/d_usage) and
+ * the timer/non-timer split.  enabled[] = states allowed during the tick.
+ * "Otherwise" covers: the state itself misdescribed (its above is wrong),
+ * the next enabled deeper state misdescribed (its below is wrong), and a
+ * neighbour disabled by the plan (the kernel counts nothing against a
+ * disabled state: the counts against it are estimated).  The derivation
+ * is in policy-evidence.c. */
+void policy_evidence(const PolicyTick *t, const bool enabled[], ModelEvidence ret_ev[static MODEL_STATES_MAX]);
+
+/* Decides the next plan for one CPU from the model rows, the profile and the
+ * previous plan; random is a uniformly distributed 32-bit number (the caller
+ * owns the PRNG: deterministic in tests and the simulator).  Returns 1 if
+ * cap or floor changed, 0 if not, -EINVAL if m and t disagree on the number
+ * of states (plan untouched).
+ *
+ * Precedence, strongest first (each end carries the reason of the rule
+ * that set it):
+ *   cap:   MANUAL (states the administrator disabled are never re-enabled)
+ *          and PROFILE_LIMIT (policy_latency_us() above latency_limit_us;
+ *          MISDESCRIBED when only the calibrated latency breaks the limit)
+ *          bound it; UTIL (above util_threshold, until below threshold -
+ *          hysteresis: the shallowest allowed non-polling state); MODEL
+ *          (model_cap); EXPLORATION lifts a MODEL cap one state for one tick;
+ *          HOLD replaces MODEL while hold_ticks keep a wanted move back.
+ *   floor: MANUAL (shallower states disabled by hand), MODEL / HOLD; a floor
+ *          above the cap yields to it and takes the cap's reason.
+ * The model moves model_cap and model_floor one state per decision, and only
+ * once hold_ticks ticks have passed since the last move.  A row "says too
+ * deep" when shallower(s) > too_deep_tolerance, "too shallow" when
+ * deeper(s) > too_shallow_tolerance, and either only when at least half of
+ * it is evidence (model_row_evidence() >= 512): a row that is mostly prior,
+ * never fed or aged back, says nothing.
+ *   cap shallower: the cap's row says too deep, and the next state below
+ *                  does not say too shallow (else the base governor's mix
+ *                  of the two is better than either alone);
+ *   cap deeper:    the cap's row says too shallow, and the capped state's
+ *                  row no longer says too deep (re-measured by exploration,
+ *                  or aged);
+ *   floor deeper / shallower: the mirror image.
+ * Exploration: with probability (deeper(cap) + 32) >> explore_shift per tick
+ * (Q10) the state above a model cap is allowed for this tick; likewise,
+ * with (shallower(floor) + 32) >> explore_shift, the state below a model
+ * floor.  explore_shift 0 = never. */
+int policy_decide_cpu(const Profile *prof, const ModelCpu *m, const PolicyTick *t,
+                      uint32_t random, CpuPlan *plan);
+
+/* KVM guests (driver haltpoll): the halt-poll decision. */
+typedef enum PollMode {
+        POLL_MODE_NONE = 0,           /* guest_halt_poll_ns = 0: halt at once */
+        POLL_MODE_WINDOW,             /* a poll window (guest_halt_poll_ns = window_ns), haltpoll governor */
+        POLL_MODE_ONLY,               /* never halt: polling only (per CPU: resume latency n/a) */
+} PollMode;
+
+typedef struct PollInput {
+        uint64_t d_poll_usage;        /* POLL entries in the tick */
+        uint64_t d_halt_usage;        /* halt entries */
+        uint64_t d_poll_time_us;
+        uint64_t d_halt_time_us;
+        uint64_t interval_us;
+        uint64_t d_other_wakeups;     /* non-timer wakeups (the ones polling catches) */
+        uint32_t halt_cost_us;        /* calibrated extra wakeup latency of halt over poll; 0 = unknown */
+        uint64_t window_ns;           /* current poll window */
+        int util;                     /* Q10 */
+} PollInput;
+
+#define POLL_WINDOW_MIN_NS 50000u     /* the windows tried: 50, 100, 200, 400 µs */
+#define POLL_WINDOW_MAX_NS 400000u
+
+typedef struct PollPlan {
+        PollMode mode;
+        uint64_t window_ns;
+        unsigned success;             /* Q10 poll success rate (a poll that ended in a wakeup) */
+        uint32_t mean_success_us;     /* learned mean duration of a successful poll; 0 = never
+                                       * measured (kept while not polling in a window) */
+        int64_t cost[3];              /* the priced cost of each mode, same units, lower is better */
+} PollPlan;
+
+/* Prices the three modes with prof->burn_price and picks the cheapest (with
+ * hysteresis against prev, which may be NULL for the first tick).  Returns
+ * 1 if the mode or window changed, 0 if not.  Costs are µs of wakeup
+ * latency (or its burn-priced equivalent) per second; the formulas are in
+ * policy-poll.c. */
+int policy_decide_poll(const Profile *prof, const PollInput *in, const PollPlan *prev, PollPlan *ret);

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Idle-policy profiles (JSON).  Built-ins ship in the data dir
+ * (performance, balanced, power-saver, latency); admin overrides live in
+ * /etc/idlepolicy/profiles.d/ (same name replaces, new name adds).  The
+ * library parses text handed to it; the daemon reads the directories. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "errinfo.h"
+
+#define PROFILE_NAME_MAX 64
+#define PROFILES_MAX 32
+
+typedef enum ProfileGovernor {
+        PROFILE_GOVERNOR_KEEP,        /* never switch the governor */
+        PROFILE_GOVERNOR_AUTO,        /* let the policy choose (e.g. menu vs haltpoll on KVM) */
+        PROFILE_GOVERNOR_NAMED,       /* use governor_name */
+} ProfileGovernor;
+
+typedef struct Profile {
+        char name[PROFILE_NAME_MAX];
+        char description[128];
+        uint32_t latency_limit_us;    /* deepest state's (calibrated) exit latency must be <= this; 0 = none */
+        unsigned too_deep_tolerance;  /* Q10: cap goes shallower when W[cap][<cap] exceeds it */
+        unsigned too_shallow_tolerance; /* Q10: floor goes deeper when W[floor][>floor] exceeds it */
+        unsigned burn_price;          /* Q10: price of one burned CPU-µs in µs of wakeup latency (1024 = equal) */
+        unsigned util_threshold;      /* Q10 busy fraction above which the util rule caps; 1024 = off */
+        unsigned util_hysteresis;     /* Q10: the rule releases below threshold - hysteresis */
+        unsigned learn_shift;         /* model k */
+        unsigned age_shift;           /* model g */
+        unsigned explore_shift;       /* exploration probability scale 2^-e per tick; 0 = never */
+        unsigned hold_ticks;          /* a cap/floor holds at least this many ticks before it moves again */
+        ProfileGovernor governor;
+        char governor_name[32];
+} Profile;
+
+typedef struct ProfileSet {
+        unsigned n;
+        Profile profiles[PROFILES_MAX];
+} ProfileSet;
+
+/* Fills p with the defaults of a "balanced" profile named name. */
+void profile_init(Profile *p, const char *name);
+
+/* Parses one profile file's JSON text.  The profile's name is the "name" key,
+ * else the file name without ".json".  Unknown keys, wrong types and values
+ * out of range are rejected: -EINVAL with e = "FILE: key \"K\": reason".
+ * Percentages in the file are given as numbers 0..100 (e.g. "too_deep_tolerance": 10)
+ * and stored as Q10.  Returns 0; *ret untouched on failure. */
+int profile_parse(const char *text, const char *filename, Profile *ret, ErrorInfo *e);
+
+/* Adds or replaces p in s by name.  Returns 0, or -E2BIG when full. */
+int profile_set_put(ProfileSet *s, const Profile *p);
+/* Returns the profile called name, or NULL. */
+const Profile *profile_set_find(const ProfileSet *s, const char *name);
+
+/* Serialises p as JSON (the same keys profile_parse reads).  Returns a
+ * malloc'ed string, or NULL on -ENOMEM. */
+char *profile_to_json(const Profile *p);

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* idlepolicy: a base governor steered by the model's per-tick plan (see
+ * gov-idlepolicy.h).
+ *
+ * The tick.  A governor is shown idle periods only, not the run time
+ * between them, so the tick's wall time is estimated from each idle period
+ * and the utilisation signal: wall = idle / (1 - util) (util capped at
+ * 0.98), the busy fraction being what util measures.  A tick ends once
+ * that estimate reaches the tick length; its interval_us is the estimate. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gov-idlepolicy.h"
+#include "sim-rand.h"
+#include "sim-truth.h"
+#include "sim-util.h"
+
+#define INNER_MAX 2048           /* room for the base governor's instance */
+#define UTIL_MAX 0.98
+
+typedef struct TickCounters {
+        uint64_t usage[SIM_STATES_MAX];
+        uint64_t above[SIM_STATES_MAX];
+        uint64_t below[SIM_STATES_MAX];
+        uint64_t time_ns[SIM_STATES_MAX];
+        uint64_t timer_wakeups, other_wakeups;
+        double wall_ns;          /* estimated wall time of the tick so far */
+        double util_ns;          /* ∑ util × wall time, for the tick's mean */
+} TickCounters;
+
+typedef struct IdlePolicy {
+        Governor gov;            /* ops and the simulated table (manual bits) */
+        SimTable table;          /* the base governor's view: the plan's disabled bits */
+        Profile profile;
+        ModelCpu model;
+        CpuPlan plan;
+        SimRand rng;
+        uint64_t tick_ns;
+        uint64_t ticks;
+        TickCounters c;
+        uint64_t sleep_length_ns;    /* at the last select */
+        double util;                 /* at the last select */
+        _Alignas(max_align_t) unsigned char inner[INNER_MAX];
+} IdlePolicy;
+
+static Governor *inner(IdlePolicy *ip) {
+        return (Governor *) ip->inner;
+}
+
+/* (Re)creates the base governor in ip->inner, on ip->table.  Returns 0,
+ * -EINVAL if it does not fit, or the base's init error. */
+static int inner_init(IdlePolicy *ip, const GovernorOps *base, const GovParams *p) {
+        Governor *b = inner(ip);
+
+        if (base->size > INNER_MAX || base->size < sizeof(Governor) || base->select == ip->gov.ops->select)
+                return -EINVAL;
+        memset(ip->inner, 0, sizeof(ip->inner));
+        b->ops = base;
+        b->table = &ip->table;
+        return base->init ? base->init(b, p) : 0;
+}
+
+static int idlepolicy_setup(IdlePolicy *ip, const GovernorOps *base, const Profile *prof, uint64_t tick_ns,
+                            const GovParams *p) {
+        int r;
+
+        ip->table = *ip->gov.table;
+        if (prof)
+                ip->profile = *prof;
+        else
+                profile_init(&ip->profile, "balanced");
+        ip->tick_ns = tick_ns ? tick_ns : IDLEPOLICY_TICK_NS;
+        r = model_cpu_init(&ip->model, ip->table.n_states);
+        if (r < 0)
+                return r;
+        cpu_plan_init(&ip->plan, ip->table.n_states);
+        sim_rand_seed(&ip->rng, p->seed ^ UINT64_C(0x1d1e90115c7));
+        return inner_init(ip, base, p);
+}
+
+static int idlepolicy_init_teo(Governor *g, const GovParams *p) {
+        return idlepolicy_setup((IdlePolicy *) g, &governor_teo, NULL, 0, p);
+}
+
+static int idlepolicy_init_menu(Governor *g, const GovParams *p) {
+        return idlepolicy_setup((IdlePolicy *) g, &governor_menu, NULL, 0, p);
+}
+
+/* What the policy is told about state s: the advertised costs, and the
+ * table's real ones standing in for the calibration. */
+static PolicyState policy_state(const IdlePolicy *ip, unsigned s) {
+        const SimState *st = &ip->table.states[s];
+
+        return (PolicyState) {
+                .latency_us = (uint32_t) (st->advertised.exit_latency_ns / NSEC_PER_USEC),
+                .residency_us = (uint32_t) (st->advertised.target_residency_ns / NSEC_PER_USEC),
+                .real_latency_us = (uint32_t) (st->real.exit_latency_ns / NSEC_PER_USEC),
+                .real_residency_us = (uint32_t) (st->real.target_residency_ns / NSEC_PER_USEC),
+                .polling = st->polling,
+                .misdescribed = st->real.exit_latency_ns != st->advertised.exit_latency_ns ||
+                                st->real.target_residency_ns != st->advertised.target_residency_ns,
+                .manual_disabled = ip->gov.table->states[s].disabled,
+        };
+}
+
+static void tick_fill(const IdlePolicy *ip, PolicyTick *t) {
+        const TickCounters *c = &ip->c;
+
+        *t = (PolicyTick) {
+                .n_states = ip->table.n_states,
+                .interval_us = (uint64_t) (c->wall_ns / (double) NSEC_PER_USEC),
+                .util = c->wall_ns > 0 ? (int) (c->util_ns / c->wall_ns * 1024.0 + 0.5) : -1,
+                .d_timer_wakeups = c->timer_wakeups,
+                .d_other_wakeups = c->other_wakeups,
+        };
+        for (unsigned s = 0; s < t->n_states; s++) {
+                t->states[s] = policy_state(ip, s);
+                t->d_usage[s] = c->usage[s];
+                t->d_above[s] = c->above[s];
+                t->d_below[s] = c->below[s];
+                t->d_time_us[s] = c->time_ns[s] / NSEC_PER_USEC;
+        }
+}
+
+/* The daemon's tick: evidence against the states enabled during the tick,
+ * learning, the decision, and the plan applied to the base's table. */
+static void idlepolicy_tick(IdlePolicy *ip) {
+        ModelEvidence ev[MODEL_STATES_MAX];
+        bool enabled[MODEL_STATES_MAX] = {};
+        ModelParams mp;
+        PolicyTick t;
+
+        tick_fill(ip, &t);
+        for (unsigned s = 0; s < t.n_states; s++)
+                enabled[s] = !ip->table.states[s].disabled;
+        policy_evidence(&t, enabled, ev);
+        policy_model_params(&ip->profile, &mp);
+        (void) model_cpu_learn(&ip->model, ev, enabled, &mp);
+        (void) policy_decide_cpu(&ip->profile, &ip->model, &t, (uint32_t) sim_rand_u64(&ip->rng), &ip->plan);
+        cpu_plan_enabled(&ip->plan, &t, enabled);
+        for (unsigned s = 0; s < t.n_states; s++)
+                ip->table.states[s].disabled = !enabled[s];
+        ip->c = (TickCounters) {};
+        ip->ticks++;
+}
+
+static unsigned idlepolicy_select(Governor *g, const GovInput *in) {
+        IdlePolicy *ip = (IdlePolicy *) g;
+        Governor *b = inner(ip);
+
+        ip->sleep_length_ns = in->sleep_length_ns;
+        ip->util = in->util;
+        return b->ops->select(b, in);
+}
+
+/* Counts one entry as the kernel would: above/below against the advertised
+ * costs and the states enabled now; a wakeup at or after the time to the
+ * next timer is a timer's. */
+static void count_entry(IdlePolicy *ip, unsigned state, uint64_t measured_ns, bool poll_timeout) {
+        TickCounters *c = &ip->c;
+        double util = ip->util < UTIL_MAX ? (ip->util > 0 ? ip->util : 0) : UTIL_MAX;
+        double wall = (double) measured_ns / (1.0 - util);
+
+        c->usage[state]++;
+        c->time_ns[state] += measured_ns;
+        switch (sim_truth_classify(&ip->table, state, measured_ns, SIM_VIEW_ADVERTISED)) {
+        case SIM_VERDICT_TOO_DEEP:
+                c->above[state]++;
+                break;
+        case SIM_VERDICT_TOO_SHALLOW:
+                c->below[state]++;
+                break;
+        case SIM_VERDICT_CORRECT:
+                break;
+        }
+        if (!poll_timeout) {
+                if (measured_ns >= ip->sleep_length_ns)
+                        c->timer_wakeups++;
+                else
+                        c->other_wakeups++;
+        }
+        c->wall_ns += wall;
+        c->util_ns += util * wall;
+}
+
+static void idlepolicy_reflect(Governor *g, unsigned state, uint64_t measured_ns, bool poll_timeout) {
+        IdlePolicy *ip = (IdlePolicy *) g;
+        Governor *b = inner(ip);
+
+        b->ops->reflect(b, state, measured_ns, poll_timeout);
+        if (state >= ip->table.n_states)
+                return;
+        count_entry(ip, state, measured_ns, poll_timeout);
+        if (ip->c.wall_ns >= (double) ip->tick_ns)
+                idlepolicy_tick(ip);
+}
+
+static uint64_t idlepolicy_poll_limit_ns(const Governor *g) {
+        const IdlePolicy *ip = (const IdlePolicy *) g;
+        const Governor *b = (const Governor *) ip->inner;
+        uint64_t limit = b->ops->poll_limit_ns ? b->ops->poll_limit_ns(b) : 0;
+
+        return limit ? limit : sim_table_poll_limit_ns(&ip->table);
+}
+
+const GovernorOps governor_idlepolicy = {
+        .name = "idlepolicy",
+        .summary = "teo steered by the idlepolicy model: per-tick cap/floor from the weights (balanced profile, 1 s ticks)",
+        .size = sizeof(IdlePolicy),
+        .init = idlepolicy_init_teo,
+        .select = idlepolicy_select,
+        .reflect = idlepolicy_reflect,
+        .poll_limit_ns = idlepolicy_poll_limit_ns,
+};
+
+const GovernorOps governor_idlepolicy_menu = {
+        .name = "idlepolicy-menu",
+        .summary = "menu steered by the idlepolicy model: per-tick cap/floor from the weights (balanced profile, 1 s ticks)",
+        .size = sizeof(IdlePolicy),
+        .init = idlepolicy_init_menu,
+        .select = idlepolicy_select,
+        .reflect = idlepolicy_reflect,
+        .poll_limit_ns = idlepolicy_poll_limit_ns,
+};
+
+int gov_idlepolicy_new(const GovernorOps *base, const Profile *prof, uint64_t tick_ns,
+                       const SimTable *t, const GovParams *p, Governor **ret) {
+        _cleanup_governor_ Governor *g = NULL;
+        int r;
+
+        r = governor_new(&governor_idlepolicy, t, p, &g);
+        if (r < 0)
+                return r;
+        r = idlepolicy_setup((IdlePolicy *) g, base, prof, tick_ns, p);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(g);
+        return 0;
+}
+
+const CpuPlan *gov_idlepolicy_plan(const Governor *g) {
+        return &((const IdlePolicy *) g)->plan;
+}
+
+const ModelCpu *gov_idlepolicy_model(const Governor *g) {
+        return &((const IdlePolicy *) g)->model;
+}
+
+const SimTable *gov_idlepolicy_table(const Governor *g) {
+        return &((const IdlePolicy *) g)->table;
+}
+
+uint64_t gov_idlepolicy_ticks(const Governor *g) {
+        return ((const IdlePolicy *) g)->ticks;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The "idlepolicy" governor: a base governor (teo, or menu for
+ * "idlepolicy-menu") with the model's plan applied at tick granularity, as
+ * the daemon applies it — the same library code (libidlepolicy/model), no
+ * copy.  Per tick it counts what the kernel would count (usage, above and
+ * below against the advertised costs and the states enabled during the
+ * tick, time, timer and other wakeups), then calls policy_evidence(),
+ * model_cpu_learn() and policy_decide_cpu() and disables the states
+ * outside [floor, cap] in its own copy of the table, which is the one the
+ * base governor sees.  States disabled in the simulated table itself
+ * (--disable) are the administrator's: manual_disabled.  The table's real
+ * costs play the calibration's part: a state whose real costs differ from
+ * the advertised ones is misdescribed, with real_latency_us and
+ * real_residency_us from the table. */
+
+#include "governor.h"
+#include "policy.h"
+#include "profile.h"
+
+#define IDLEPOLICY_TICK_NS UINT64_C(1000000000)   /* one second of simulated time */
+
+extern const GovernorOps governor_idlepolicy;        /* on teo, the balanced profile */
+extern const GovernorOps governor_idlepolicy_menu;   /* on menu, the balanced profile */
+
+/* Creates an idlepolicy governor on base with profile prof (NULL: the
+ * built-in balanced one) and a tick of tick_ns simulated ns (0: one
+ * second), for table t.  Returns 0, -ENOMEM, -EINVAL (base too large to
+ * wrap, or itself an idlepolicy governor), or base's init error. */
+int gov_idlepolicy_new(const GovernorOps *base, const Profile *prof, uint64_t tick_ns,
+                       const SimTable *t, const GovParams *p, Governor **ret);
+
+/* The plan in force, the model, the table the base governor sees. */
+const CpuPlan *gov_idlepolicy_plan(const Governor *g);
+const ModelCpu *gov_idlepolicy_model(const Governor *g);
+const SimTable *gov_idlepolicy_table(const Governor *g);
+/* Ticks completed so far. */
+uint64_t gov_idlepolicy_ticks(const Governor *g);
