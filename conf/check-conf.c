@@ -13,7 +13,9 @@
 static bool config_equal(const Config *a, const Config *b) {
         return a->tick_usec == b->tick_usec && a->log_level == b->log_level &&
                strcmp(a->runtime_directory, b->runtime_directory) == 0 &&
-               strcmp(a->state_directory, b->state_directory) == 0;
+               strcmp(a->state_directory, b->state_directory) == 0 &&
+               a->mode == b->mode && a->calibrate_on_first_start == b->calibrate_on_first_start &&
+               a->governor_hold_usec == b->governor_hold_usec;
 }
 
 int main(int argc, char **argv) {

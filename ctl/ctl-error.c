@@ -9,8 +9,8 @@
 /* What one error name means; a name ending in '*' matches every name that
  * starts with the part before it, and the first entry that matches wins.
  * In the texts %C is replaced by the CPU ("CPU 1"), %S by the state, %G by
- * the governor, %L by the latency, %A by the action, %M by the error's own
- * message. */
+ * the governor, %L by the latency, %P by the profile, %A by the action, %M
+ * by the error's own message. */
 typedef struct ErrorMeaning {
         const char *name;
         const char *text;
@@ -27,6 +27,10 @@ static const ErrorMeaning meanings[] = {
         { IDLEPOLICY_ERROR_PREFIX "UnknownGovernor",
           "unknown governor '%G' (see 'idlepolicyctl governor' for the available ones)", NULL },
         { IDLEPOLICY_ERROR_PREFIX "WriteFailed", "the kernel refused to %A: %M", NULL },
+        { IDLEPOLICY_ERROR_PREFIX "UnknownProfile",
+          "unknown profile '%P' (see 'idlepolicyctl profile' for the loaded ones)", NULL },
+        { IDLEPOLICY_ERROR_PREFIX "InvalidMode", "invalid mode: %M", NULL },
+        { IDLEPOLICY_ERROR_PREFIX "Busy", "cannot %A now: %M", NULL },
         { IDLEPOLICY_ERROR_PREFIX "AccessDenied",
           "not authorised to %A (run as root, or authenticate through polkit): %M", NULL },
         { SD_BUS_ERROR_SERVICE_UNKNOWN,
@@ -84,6 +88,7 @@ static const char *expand_one(char key, const sd_bus_error *e, const CtlErrorCon
         case 'S': return or_unknown(ctx->state);
         case 'G': return or_unknown(ctx->governor);
         case 'L': return or_unknown(ctx->latency);
+        case 'P': return or_unknown(ctx->profile);
         case 'A': return ctx->action ? ctx->action : "do this";
         case 'M': return e->message && e->message[0] ? e->message : "no details";
         default: return "%";

@@ -23,6 +23,7 @@ typedef struct CtlErrorContext {
         const char *state;       /* as the user wrote it, or NULL */
         const char *governor;    /* or NULL */
         const char *latency;     /* as the user wrote it, or NULL */
+        const char *profile;     /* or NULL */
 } CtlErrorContext;
 
 #define CTL_ERROR_CONTEXT(a) ((CtlErrorContext) { .action = (a), .cpu = CTL_CPU_NONE })

@@ -14,6 +14,10 @@ static void cpu_done(CtlCpu *cpu) {
         }
         free(cpu->states);
         free(cpu->siblings);
+        free(cpu->cap_reason);
+        free(cpu->floor_reason);
+        free(cpu->reason);
+        free(cpu->weights);
 }
 
 void ctl_status_done(CtlStatus *s) {
@@ -34,6 +38,10 @@ void ctl_status_done(CtlStatus *s) {
         for (size_t i = 0; i < s->n_cpus; i++)
                 cpu_done(&s->cpus[i]);
         free(s->cpus);
+        free(s->active_profile);
+        free(s->mode);
+        free(s->poll_mode);
+        strv_free(s->profiles);
         *s = CTL_STATUS_NULL;
 }
 
@@ -114,6 +122,13 @@ static const PropMap manager_map[] = {
         { "TickUSec", "t", prop_parse_u64, offsetof(CtlStatus, tick_usec) },
         { "HaltPoll", "a{st}", parse_haltpoll, 0 },
         { "Changed", "a(ss)", parse_changed, 0 },
+        { "ActiveProfile", "s", prop_parse_string, offsetof(CtlStatus, active_profile) },
+        { "Profiles", "as", prop_parse_strv, offsetof(CtlStatus, profiles) },
+        { "Mode", "s", prop_parse_string, offsetof(CtlStatus, mode) },
+        { "Calibrating", "b", prop_parse_bool, offsetof(CtlStatus, calibrating) },
+        { "CalibrationUSec", "t", prop_parse_u64, offsetof(CtlStatus, calibration_usec) },
+        { "PollMode", "s", prop_parse_string, offsetof(CtlStatus, poll_mode) },
+        { "PollWindowNSec", "t", prop_parse_u64, offsetof(CtlStatus, poll_window_nsec) },
         {}
 };
 
@@ -215,6 +230,70 @@ static int parse_rates(sd_bus_message *m, void *field) {
         return ctl_bus_read_array(m, 'r', "uddddd", read_rates_item, field);
 }
 
+static int read_calibrated_item(sd_bus_message *m, void *userdata) {
+        uint32_t index, advertised, measured, p99;
+        int misdescribed, r;
+        CtlState *st;
+
+        r = sd_bus_message_read(m, "uuuub", &index, &advertised, &measured, &p99, &misdescribed);
+        if (r < 0)
+                return r;
+        st = cpu_state_get(userdata, index);
+        if (!st)
+                return -ENOMEM;
+        st->calibrated = true;
+        st->advertised_us = advertised;
+        st->measured_us = measured;
+        st->measured_p99_us = p99;
+        st->misdescribed = misdescribed;
+        return 0;
+}
+
+/* Calibrated a(uuuub); field is the CtlCpu. */
+static int parse_calibrated(sd_bus_message *m, void *field) {
+        return ctl_bus_read_array(m, 'r', "uuuub", read_calibrated_item, field);
+}
+
+/* Reads one row of Weights into the matrix (rows must all have the
+ * length of the first).  Returns 0, -EBADMSG or -ENOMEM. */
+static int read_weights_row(sd_bus_message *m, CtlCpu *cpu, size_t row) {
+        const void *data;
+        size_t size, n;
+        int r;
+
+        r = sd_bus_message_read_array(m, 'q', &data, &size);
+        if (r < 0)
+                return r;
+        n = size / sizeof(uint16_t);
+        if (row == 0) {
+                free(cpu->weights);
+                cpu->weights = calloc(n * n + 1, sizeof(uint16_t));
+                if (!cpu->weights)
+                        return -ENOMEM;
+                cpu->n_weights = n;
+        }
+        if (n != cpu->n_weights || row >= n)
+                return -EBADMSG;
+        memcpy(cpu->weights + row * n, data, size);
+        return 0;
+}
+
+/* Weights aaq; field is the CtlCpu. */
+static int parse_weights(sd_bus_message *m, void *field) {
+        CtlCpu *cpu = field;
+        size_t row = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "aq");
+        while (r >= 0 && !sd_bus_message_at_end(m, false))
+                r = read_weights_row(m, cpu, row++);
+        if (r < 0)
+                return r;
+        if (row != cpu->n_weights)
+                return -EBADMSG;
+        return sd_bus_message_exit_container(m);
+}
+
 static const PropMap cpu_map[] = {
         { "Index", "u", prop_parse_u32, offsetof(CtlCpu, index) },
         { "Online", "b", prop_parse_bool, offsetof(CtlCpu, online) },
@@ -229,6 +308,14 @@ static const PropMap cpu_map[] = {
         { "States", "a(ussttbb)", parse_states, 0 },
         { "Counters", "a(uttttt)", parse_counters, 0 },
         { "Rates", "a(uddddd)", parse_rates, 0 },
+        { "Calibrated", "a(uuuub)", parse_calibrated, 0 },
+        { "Weights", "aaq", parse_weights, 0 },
+        { "Cap", "u", prop_parse_u32, offsetof(CtlCpu, cap) },
+        { "Floor", "u", prop_parse_u32, offsetof(CtlCpu, floor) },
+        { "CapReason", "s", prop_parse_string, offsetof(CtlCpu, cap_reason) },
+        { "FloorReason", "s", prop_parse_string, offsetof(CtlCpu, floor_reason) },
+        { "Reason", "s", prop_parse_string, offsetof(CtlCpu, reason) },
+        { "PollSuccess", "d", prop_parse_double, offsetof(CtlCpu, poll_success) },
         {}
 };
 
@@ -254,7 +341,7 @@ static int fetch_cpu(Ctl *c, CtlStatus *s, const char *path) {
         if (!cpu)
                 return ctl_error_print(NULL, -ENOMEM, &ctx, c->json);
         *cpu = (CtlCpu) { .package = -1, .die = -1, .core = -1, .util = -1,
-                          .timer_wakeups = -1, .other_wakeups = -1 };
+                          .timer_wakeups = -1, .other_wakeups = -1, .poll_success = -1 };
         r = ctl_bus_get_all(c, &ctx, path, IDLEPOLICY_CPU_IFACE, cpu_map, cpu);
         if (r < 0)
                 return r;
@@ -274,4 +361,24 @@ int ctl_fetch_cpus(Ctl *c, CtlStatus *s) {
         if (s->n_cpus > 0)
                 qsort(s->cpus, s->n_cpus, sizeof(CtlCpu), cpu_compare);
         return 0;
+}
+
+int ctl_fetch_all(Ctl *c, CtlStatus *s) {
+        int r = ctl_fetch_manager(c, s);
+
+        return r < 0 ? r : ctl_fetch_cpus(c, s);
+}
+
+const CtlCpu *ctl_status_cpu(const CtlStatus *s, uint32_t index) {
+        for (size_t i = 0; i < s->n_cpus; i++)
+                if (s->cpus[i].index == index)
+                        return &s->cpus[i];
+        return NULL;
+}
+
+const char *ctl_state_name(const CtlCpu *cpu, uint32_t index) {
+        for (size_t i = 0; i < cpu->n_states; i++)
+                if (cpu->states[i].index == index && cpu->states[i].name)
+                        return cpu->states[i].name;
+        return "?";
 }

@@ -14,21 +14,27 @@ static void ctl_json_decrefp(json_t **j) {
 }
 #define _cleanup_json_ _cleanup_(ctl_json_decrefp)
 
-/* Prints j (a new reference, NULL = out of memory) and drops it; a failure
- * is reported on stderr.  Returns 0 or -ENOMEM / -EIO. */
-static int print_and_drop(json_t *j) {
+/* Prints j (a new reference, NULL = out of memory) with the dump flags
+ * and drops it; a failure is reported on stderr.  Returns 0 or -ENOMEM /
+ * -EIO. */
+static int print_and_drop_flags(json_t *j, size_t flags) {
         _cleanup_json_ json_t *owned = j;
 
         if (!owned) {
                 fprintf(stderr, "idlepolicyctl: failed to build the JSON output: %s\n", strerror(ENOMEM));
                 return -ENOMEM;
         }
-        if (json_dumpf(owned, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) < 0 ||
+        if (json_dumpf(owned, stdout, flags | JSON_REAL_PRECISION(10)) < 0 ||
             fputc('\n', stdout) == EOF || fflush(stdout) == EOF) {
                 fprintf(stderr, "idlepolicyctl: failed to write the JSON output: %s\n", strerror(EIO));
                 return -EIO;
         }
         return 0;
+}
+
+/* Pretty-printed, the default of every command. */
+static int print_and_drop(json_t *j) {
+        return print_and_drop_flags(j, JSON_INDENT(2));
 }
 
 /* Returns a number, or null for an unknown measurement (< 0, NaN). */
@@ -80,21 +86,51 @@ static json_t *rates_to_json(const CtlState *st) {
                          "too_shallow_pct", measurement(st->too_shallow_pct));
 }
 
+static json_t *calibrated_to_json(const CtlState *st) {
+        if (!st->calibrated)
+                return json_null();
+        return json_pack("{s:I, s:I, s:I, s:b}", "advertised_latency_us", (json_int_t) st->advertised_us,
+                         "wakeup_us", (json_int_t) st->measured_us, "wakeup_p99_us", (json_int_t) st->measured_p99_us,
+                         "misdescribed", st->misdescribed);
+}
+
 static json_t *state_to_json(const CtlState *st) {
-        return json_pack("{s:I, s:s?, s:s?, s:I, s:I, s:b, s:b, s:o, s:o}",
+        return json_pack("{s:I, s:s?, s:s?, s:I, s:I, s:b, s:b, s:o, s:o, s:o}",
                          "index", (json_int_t) st->index, "name", st->name, "desc", st->desc,
                          "latency_us", (json_int_t) st->latency_us,
                          "residency_us", (json_int_t) st->residency_us,
                          "disabled", st->disabled, "enabled_by_default", st->default_enabled,
-                         "counters", counters_to_json(st), "rates", rates_to_json(st));
+                         "counters", counters_to_json(st), "rates", rates_to_json(st),
+                         "calibrated", calibrated_to_json(st));
 }
 
 static json_t *state_item(const void *base, size_t i) {
         return state_to_json(&((const CtlCpu *) base)->states[i]);
 }
 
+/* [[W[0][0], ...], ...] in 1/1024 parts. */
+static json_t *weights_to_json(const CtlCpu *cpu) {
+        json_t *rows = json_array();
+
+        for (size_t s = 0; rows && s < cpu->n_weights; s++) {
+                json_t *row = json_array();
+
+                for (size_t j = 0; row && j < cpu->n_weights; j++)
+                        if (json_array_append_new(row, json_integer(cpu->weights[s * cpu->n_weights + j])) < 0)
+                                row = (json_decref(row), NULL);
+                if (!row || json_array_append_new(rows, row) < 0)
+                        rows = (json_decref(rows), NULL);
+        }
+        return rows;
+}
+
+static json_t *plan_to_json(const CtlCpu *cpu) {
+        return json_pack("{s:I, s:I, s:s?, s:s?, s:s?}", "cap", (json_int_t) cpu->cap, "floor", (json_int_t) cpu->floor,
+                         "cap_reason", cpu->cap_reason, "floor_reason", cpu->floor_reason, "reason", cpu->reason);
+}
+
 static json_t *cpu_to_json(const CtlCpu *cpu) {
-        return json_pack("{s:I, s:b, s:i, s:i, s:i, s:s?, s:I, s:o, s:o, s:o, s:o}",
+        return json_pack("{s:I, s:b, s:i, s:i, s:i, s:s?, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                          "index", (json_int_t) cpu->index, "online", cpu->online,
                          "package", (int) cpu->package, "die", (int) cpu->die, "core", (int) cpu->core,
                          "siblings", cpu->siblings,
@@ -102,7 +138,9 @@ static json_t *cpu_to_json(const CtlCpu *cpu) {
                          "util", measurement(cpu->util),
                          "timer_wakeups_per_s", measurement(cpu->timer_wakeups),
                          "other_wakeups_per_s", measurement(cpu->other_wakeups),
-                         "states", array_to_json(cpu, cpu->n_states, state_item));
+                         "states", array_to_json(cpu, cpu->n_states, state_item),
+                         "plan", plan_to_json(cpu), "poll_success", measurement(cpu->poll_success),
+                         "weights", weights_to_json(cpu));
 }
 
 static json_t *haltpoll_to_json(const CtlStatus *s) {
@@ -127,25 +165,89 @@ static json_t *cpu_item(const void *base, size_t i) {
         return cpu_to_json(&((const CtlStatus *) base)->cpus[i]);
 }
 
-int ctl_json_print_status(const CtlStatus *s) {
-        return print_and_drop(json_pack(
+/* The policy's Manager properties. */
+static json_t *policy_to_json(const CtlStatus *s) {
+        return json_pack("{s:s?, s:o, s:s?, s:b, s:I, s:s?, s:I}",
+                         "active_profile", s->active_profile, "profiles", strv_to_json(s->profiles),
+                         "mode", s->mode, "calibrating", s->calibrating,
+                         "calibration_usec", (json_int_t) s->calibration_usec,
+                         "poll_mode", s->poll_mode, "poll_window_ns", (json_int_t) s->poll_window_nsec);
+}
+
+static json_t *status_to_json(const CtlStatus *s) {
+        json_t *j = json_pack(
                 "{s:s?, s:s?, s:s?, s:o, s:s?, s:I, s:o, s:o, s:o}",
                 "version", s->version, "driver", s->driver, "governor", s->governor,
                 "available_governors", strv_to_json(s->available_governors),
                 "online_cpus", s->online_cpus, "tick_us", (json_int_t) s->tick_usec,
                 "haltpoll", haltpoll_to_json(s), "changed", array_to_json(s, s->n_changed, change_item),
-                "cpus", array_to_json(s, s->n_cpus, cpu_item)));
+                "cpus", array_to_json(s, s->n_cpus, cpu_item));
+
+        if (j && json_object_update_new(j, policy_to_json(s)) < 0)
+                j = (json_decref(j), NULL);
+        return j;
+}
+
+int ctl_json_print_status(const CtlStatus *s) {
+        return print_and_drop(status_to_json(s));
+}
+
+int ctl_json_print_monitor_line(const CtlStatus *s) {
+        return print_and_drop_flags(status_to_json(s), JSON_COMPACT);
+}
+
+/* Adds "previous": previous to j when set.  Returns j, or NULL (j dropped). */
+static json_t *with_previous(json_t *j, const char *previous) {
+        if (j && previous && json_object_set_new(j, "previous", json_string(previous)) < 0)
+                j = (json_decref(j), NULL);
+        return j;
+}
+
+int ctl_json_print_profiles(const CtlStatus *s, const char *previous) {
+        return print_and_drop(with_previous(json_pack("{s:s?, s:o}", "active_profile", s->active_profile,
+                                                      "profiles", strv_to_json(s->profiles)), previous));
+}
+
+int ctl_json_print_mode(const CtlStatus *s, const char *previous) {
+        return print_and_drop(with_previous(json_pack("{s:s?}", "mode", s->mode), previous));
+}
+
+static json_t *calibration_cpu_item(const void *base, size_t i) {
+        const CtlCpu *cpu = &((const CtlStatus *) base)->cpus[i];
+        json_t *states = json_array();
+
+        for (size_t k = 0; states && k < cpu->n_states; k++) {
+                const CtlState *st = &cpu->states[k];
+                json_t *o = json_pack("{s:I, s:s?, s:o}", "index", (json_int_t) st->index, "name", st->name,
+                                      "calibrated", calibrated_to_json(st));
+
+                if (!o || json_array_append_new(states, o) < 0)
+                        states = (json_decref(states), NULL);
+        }
+        return json_pack("{s:I, s:o}", "index", (json_int_t) cpu->index, "states", states);
+}
+
+int ctl_json_print_calibration(const CtlStatus *s) {
+        return print_and_drop(json_pack("{s:I, s:o}", "calibration_usec", (json_int_t) s->calibration_usec,
+                                        "cpus", array_to_json(s, s->n_cpus, calibration_cpu_item)));
+}
+
+static json_t *state_name_item(const void *base, size_t i) {
+        const char *name = ((const CtlCpu *) base)->states[i].name;
+
+        return json_string(name ? name : "?");
+}
+
+int ctl_json_print_weights(const CtlCpu *cpu) {
+        return print_and_drop(json_pack("{s:I, s:o, s:o, s:I}", "cpu", (json_int_t) cpu->index,
+                                        "states", array_to_json(cpu, cpu->n_states, state_name_item),
+                                        "weights", weights_to_json(cpu), "one", (json_int_t) 1024));
 }
 
 int ctl_json_print_governor(const CtlStatus *s, const char *previous) {
-        json_t *j = json_pack("{s:s?, s:o}", "governor", s->governor,
-                              "available_governors", strv_to_json(s->available_governors));
-
-        if (j && previous && json_object_set_new(j, "previous", json_string(previous)) < 0) {
-                json_decref(j);
-                j = NULL;
-        }
-        return print_and_drop(j);
+        return print_and_drop(with_previous(json_pack("{s:s?, s:o}", "governor", s->governor,
+                                                      "available_governors", strv_to_json(s->available_governors)),
+                                            previous));
 }
 
 int ctl_json_print_state(const char *state, bool disabled, const char *cpus) {

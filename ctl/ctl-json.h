@@ -20,5 +20,16 @@ int ctl_json_print_state(const char *state, bool disabled, const char *cpus);
 int ctl_json_print_resume_latency(uint32_t usec, const char *cpus);
 /* {"restored": [{"path": ..., "original": ...}, ...]}. */
 int ctl_json_print_restored(const CtlStatus *before);
+/* status's object on one line (monitor --json, one per tick). */
+int ctl_json_print_monitor_line(const CtlStatus *s);
+/* {"active_profile": ..., "profiles": [...]}, plus "previous" when set. */
+int ctl_json_print_profiles(const CtlStatus *s, const char *previous);
+/* {"mode": ...}, plus "previous" when set. */
+int ctl_json_print_mode(const CtlStatus *s, const char *previous);
+/* {"calibration_usec": ..., "cpus": [{"index": ..., "states": [{"index", "name",
+ * "calibrated": {...} or null}]}]}. */
+int ctl_json_print_calibration(const CtlStatus *s);
+/* {"cpu": N, "states": [names], "weights": [[W[s][j]...]...], "one": 1024}. */
+int ctl_json_print_weights(const CtlCpu *cpu);
 /* {"error": {"name": ... or null, "message": ...}}. */
 int ctl_json_print_error(const char *name, const char *message);

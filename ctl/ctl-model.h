@@ -25,6 +25,9 @@ typedef struct CtlState {
         uint64_t usage, time_us, above, below, rejected;
         bool has_rates;             /* from Rates */
         double entries_per_s, usage_share_pct, time_share_pct, too_deep_pct, too_shallow_pct;
+        bool calibrated;            /* from Calibrated */
+        uint32_t advertised_us, measured_us, measured_p99_us;
+        bool misdescribed;
 } CtlState;
 
 typedef struct CtlCpu {
@@ -37,6 +40,12 @@ typedef struct CtlCpu {
         double timer_wakeups, other_wakeups;
         CtlState *states;            /* sorted by index */
         size_t n_states;
+        /* The plan in force. */
+        uint32_t cap, floor;
+        char *cap_reason, *floor_reason, *reason;
+        double poll_success;         /* < 0 unknown */
+        uint16_t *weights;           /* n_weights × n_weights, row-major (W[s][j]) */
+        size_t n_weights;
 } CtlCpu;
 
 typedef struct CtlParam {
@@ -60,6 +69,12 @@ typedef struct CtlStatus {
         size_t n_changed;
         CtlCpu *cpus;
         size_t n_cpus;
+        /* The policy. */
+        char *active_profile, *mode, *poll_mode;
+        char **profiles;
+        bool calibrating;
+        uint64_t calibration_usec;   /* CLOCK_REALTIME, 0 = never */
+        uint64_t poll_window_nsec;
 } CtlStatus;
 
 #define CTL_STATUS_NULL ((CtlStatus) {})
@@ -74,3 +89,13 @@ int ctl_fetch_manager(Ctl *c, CtlStatus *s);
 /* Reads every CPU object listed in s->cpu_paths into s->cpus.  Prints the
  * failure.  Returns 0 or a negative errno. */
 int ctl_fetch_cpus(Ctl *c, CtlStatus *s);
+
+/* ctl_fetch_manager() and ctl_fetch_cpus() into a fresh s.  Returns 0 or
+ * a negative errno (printed). */
+int ctl_fetch_all(Ctl *c, CtlStatus *s);
+
+/* The CPU with this index in s, or NULL. */
+const CtlCpu *ctl_status_cpu(const CtlStatus *s, uint32_t index);
+
+/* The name of state index on cpu, or "?". */
+const char *ctl_state_name(const CtlCpu *cpu, uint32_t index);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "ctl-format.h"
 #include "ctl-json.h"
@@ -36,6 +37,26 @@ static void print_changed(const CtlStatus *s) {
                 printf(LABEL "%s (was %s)\n", "", s->changed[i].path, s->changed[i].original);
 }
 
+/* Profile, mode, calibration, halt-poll decision. */
+static void print_policy(const CtlStatus *s) {
+        char when[64] = "never";
+        time_t t = (time_t) (s->calibration_usec / 1000000u);
+        struct tm tm;
+
+        if (s->calibration_usec > 0 && localtime_r(&t, &tm))
+                strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+        printf(LABEL "%s\n", "Profile:", s->active_profile ? s->active_profile : "?");
+        printf(LABEL "%s%s\n", "Mode:", s->mode ? s->mode : "?",
+               s->mode && strcmp(s->mode, "observe") == 0 ? " (the plan is shown, not applied)" : "");
+        printf(LABEL "%s%s\n", "Calibrated:", when, s->calibrating ? " (calibrating now)" : "");
+        if (s->poll_mode && s->poll_mode[0]) {
+                printf(LABEL "%s", "Halt-poll:", s->poll_mode);
+                if (strcmp(s->poll_mode, "window") == 0)
+                        printf(" %lluus", (unsigned long long) (s->poll_window_nsec / 1000));
+                printf("\n");
+        }
+}
+
 static void print_manager(const CtlStatus *s) {
         char tick[32];
 
@@ -45,6 +66,7 @@ static void print_manager(const CtlStatus *s) {
         printf(LABEL "%s\n", "Online CPUs:", s->online_cpus ? s->online_cpus : "?");
         printf(LABEL "%s\n", "Tick:", ctl_format_usec(s->tick_usec, tick, sizeof(tick)));
         print_haltpoll(s);
+        print_policy(s);
         print_changed(s);
 }
 
@@ -61,6 +83,13 @@ static void print_cpu_header(const CtlCpu *cpu) {
                ctl_format_rate(cpu->timer_wakeups, timer, sizeof(timer)),
                ctl_format_rate(cpu->other_wakeups, other, sizeof(other)),
                ctl_format_latency(cpu->resume_latency_us, latency, sizeof(latency)));
+        printf("  plan: cap %s (%s), floor %s (%s)", ctl_state_name(cpu, cpu->cap), cpu->cap_reason ? cpu->cap_reason : "?",
+               ctl_state_name(cpu, cpu->floor), cpu->floor_reason ? cpu->floor_reason : "?");
+        if (ctl_value_known(cpu->poll_success))
+                printf(", polls ending in a wakeup %s", ctl_format_percent(cpu->poll_success * 100, util, sizeof(util)));
+        printf("\n");
+        if (cpu->reason && cpu->reason[0])
+                printf("  why:  %s\n", cpu->reason);
 }
 
 /* Returns the width of the NAME column for cpu. */
@@ -73,18 +102,23 @@ static int name_width(const CtlCpu *cpu) {
         return (int) w;
 }
 
-#define ROW "  %2s  %-*s  %9s  %9s  %-7s  %6s  %6s  %8s  %11s\n"
+#define ROW "  %2s  %-*s  %9s  %9s  %9s  %-7s  %6s  %6s  %8s  %11s\n"
 
 /* Prints one state row.  Returns true if its enabled bit is not the default. */
 static bool print_state(const CtlState *st, int width) {
-        char index[16], exit[32], res[32], enabled[8], usage[16], time[16], deep[16], shallow[16];
+        char index[16], exit[32], measured[40], res[32], enabled[8], usage[16], time[16], deep[16], shallow[16];
         bool changed = st->disabled == st->default_enabled;
         double none = -1;
 
         snprintf(index, sizeof(index), "%u", st->index);
         snprintf(enabled, sizeof(enabled), "%s%s", st->disabled ? "no" : "yes", changed ? "*" : "");
+        snprintf(measured, sizeof(measured), "-");
+        if (st->calibrated)
+                ctl_format_usec(st->measured_us, measured, sizeof(measured) - 1);
+        if (st->calibrated && st->misdescribed)
+                strcat(measured, "!");
         printf(ROW, index, width, st->name ? st->name : "?",
-               ctl_format_usec(st->latency_us, exit, sizeof(exit)),
+               ctl_format_usec(st->latency_us, exit, sizeof(exit)), measured,
                ctl_format_usec(st->residency_us, res, sizeof(res)), enabled,
                ctl_format_percent(st->has_rates ? st->usage_share_pct : none, usage, sizeof(usage)),
                ctl_format_percent(st->has_rates ? st->time_share_pct : none, time, sizeof(time)),
@@ -102,11 +136,19 @@ static bool print_cpu(const CtlCpu *cpu) {
         print_cpu_header(cpu);
         if (cpu->n_states == 0)
                 return false;
-        printf(ROW, "#", width, "NAME", "EXIT LAT", "RESIDENCY", "ENABLED", "USAGE", "TIME",
+        printf(ROW, "#", width, "NAME", "EXIT LAT", "MEASURED", "RESIDENCY", "ENABLED", "USAGE", "TIME",
                "TOO DEEP", "TOO SHALLOW");
         for (size_t i = 0; i < cpu->n_states; i++)
                 changed |= print_state(&cpu->states[i], width);
         return changed;
+}
+
+static bool misdescribed(const CtlStatus *s) {
+        for (size_t i = 0; i < s->n_cpus; i++)
+                for (size_t k = 0; k < s->cpus[i].n_states; k++)
+                        if (s->cpus[i].states[k].misdescribed)
+                                return true;
+        return false;
 }
 
 int ctl_cmd_status(Ctl *c, char **args) {
@@ -122,5 +164,8 @@ int ctl_cmd_status(Ctl *c, char **args) {
                 changed |= print_cpu(&s.cpus[i]);
         if (changed)
                 printf("\n* not the kernel's default\n");
+        if (misdescribed(&s))
+                printf("%s! mis-described: the measured wakeup cost is far above the advertised exit latency\n",
+                       changed ? "" : "\n");
         return CTL_EXIT_OK;
 }

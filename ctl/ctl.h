@@ -21,7 +21,7 @@ typedef struct Ctl {
         sd_bus *bus;            /* opened by ctl_bus_open() on first use */
         bool json;              /* --json */
         bool ask_password;      /* allow interactive polkit authorisation */
-        const char *cpu_list;   /* --cpu LIST; NULL = all online CPUs */
+        const char *cpu_list;   /* --cpu LIST; NULL = all online CPUs (weights: one CPU) */
 } Ctl;
 
 #define CTL_NULL { .ask_password = true }
@@ -33,6 +33,11 @@ int ctl_cmd_governor(Ctl *c, char **args);
 int ctl_cmd_state(Ctl *c, char **args);
 int ctl_cmd_resume_latency(Ctl *c, char **args);
 int ctl_cmd_restore(Ctl *c, char **args);
+int ctl_cmd_profile(Ctl *c, char **args);
+int ctl_cmd_mode(Ctl *c, char **args);
+int ctl_cmd_calibrate(Ctl *c, char **args);
+int ctl_cmd_monitor(Ctl *c, char **args);
+int ctl_cmd_weights(Ctl *c, char **args);
 
 /* "record" and "simulate" as argv[1]: execs idlepolicy-record or
  * idlepolicy-sim with the remaining arguments.  Returns -1 when argv[1] is

@@ -21,6 +21,11 @@ static const Verb verbs[] = {
         { "state",          2, 2, true,  ctl_cmd_state },
         { "resume-latency", 1, 1, true,  ctl_cmd_resume_latency },
         { "restore",        0, 0, false, ctl_cmd_restore },
+        { "profile",        0, 1, false, ctl_cmd_profile },
+        { "mode",           0, 1, false, ctl_cmd_mode },
+        { "calibrate",      0, 0, false, ctl_cmd_calibrate },
+        { "monitor",        0, 0, false, ctl_cmd_monitor },
+        { "weights",        0, 0, true,  ctl_cmd_weights },
 };
 
 enum {
@@ -35,17 +40,22 @@ static void help(void) {
                "Query and steer idlepolicyd, the cpuidle policy daemon.\n"
                "\n"
                "Commands:\n"
-               "  status                         per-CPU idle states, shares, misses, wakeups (default)\n"
+               "  status                         per-CPU idle states, shares, misses, wakeups, the plan (default)\n"
                "  governor [NAME]                show the cpuidle governor, or switch to NAME\n"
                "  state enable|disable STATE     enable/disable an idle state (by name or index)\n"
                "  resume-latency USEC|n/a        set the PM QoS resume latency (0 = no constraint)\n"
                "  restore                        put every knob the daemon changed back\n"
+               "  profile [NAME]                 list the profiles (* = active), or switch to NAME\n"
+               "  mode [observe|enforce]         show the mode, or switch it\n"
+               "  calibrate                      measure every idle state's real wakeup cost (takes a while)\n"
+               "  monitor                        live view, redrawn every tick until Ctrl-C\n"
+               "  weights --cpu N                the model's weight matrix of CPU N\n"
                "  record --seconds N --output F  record idle intervals from tracefs (idlepolicy-record(8))\n"
                "  simulate ARGS...               replay traces or workloads through governors (idlepolicy-sim(1))\n"
                "\n"
                "Options:\n"
                "  -c --cpu=LIST                  CPUs for state/resume-latency: \"0-3,5\" or \"all\"\n"
-               "                                 (default: all online CPUs)\n"
+               "                                 (default: all online CPUs); one CPU for weights\n"
                "     --json                      print machine-readable JSON\n"
                "     --no-ask-password           do not ask for polkit authentication\n"
                "  -h --help                      show this help\n"

@@ -42,6 +42,12 @@ expect 2 "unknown action 'toggle'" state toggle POLL
 expect 2 "invalid CPU list '1-x'" state disable POLL --cpu 1-x
 expect 2 "invalid CPU list ''" resume-latency 5 --cpu ''
 expect 2 "invalid resume latency 'soon'" resume-latency soon
+expect 2 "unknown mode 'auto'" mode auto
+expect 2 "too many arguments for 'profile'" profile a b
+expect 2 "'profile' does not take --cpu" profile --cpu 1
+expect 2 "'weights' needs one CPU" weights
+expect 2 "'weights' needs one CPU" weights --cpu 0-1
+expect 2 "too many arguments for 'calibrate'" calibrate now
 expect 1 'cannot connect to the system bus \(unix:path=.*no-such-socket\)' status
 expect 1 '"message": "cannot connect to the system bus' --json governor
 

@@ -8,6 +8,7 @@
 #include "fileio.h"
 #include "knob.h"
 #include "manager.h"
+#include "policy-loop.h"
 
 /* Returns buf. */
 char *bus_cpu_path(unsigned cpu, char buf[static 64]) {
@@ -197,6 +198,75 @@ static int property_get_cpu_rate(sd_bus *bus, const char *path, const char *inte
         return sd_bus_message_append(reply, "d", v < 0 ? -1.0 : v);
 }
 
+/* The CPU's policy state, or NULL before its first plan. */
+static const PolicyCpu *path_plan(const Manager *m, const char *path) {
+        const PolicyCpu *c = policy_loop_cpu(m->policy, path_cpu(m, path));
+
+        return c && c->settled ? c : NULL;
+}
+
+static int property_get_plan_end(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const PolicyCpu *c = path_plan(m, path);
+        unsigned n = 0;
+
+        if (c)
+                return sd_bus_message_append(reply, "u", (uint32_t) (strcmp(property, "Cap") == 0 ? c->cap : c->floor));
+        (void) cpuidle_sampler_states(m->sampling->sampler, path_cpu(m, path), &n);
+        return sd_bus_message_append(reply, "u", (uint32_t) (strcmp(property, "Cap") == 0 && n > 0 ? n - 1 : 0));
+}
+
+static int property_get_plan_reason(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                    sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        const PolicyCpu *c = path_plan(userdata, path);
+        PlanReason r = !c ? PLAN_REASON_NONE : strcmp(property, "CapReason") == 0 ? c->cap_reason : c->floor_reason;
+
+        return sd_bus_message_append(reply, "s", plan_reason_to_string(r));
+}
+
+static int property_get_reason(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        const PolicyCpu *c = path_plan(userdata, path);
+
+        return sd_bus_message_append(reply, "s", c ? c->reason : "no plan yet: waiting for two samples of this CPU");
+}
+
+static int property_get_weights(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        const PolicyCpu *c = path_plan(userdata, path);
+        int r = sd_bus_message_open_container(reply, 'a', "aq");
+
+        for (unsigned s = 0; r >= 0 && c && s < c->n_states; s++)
+                r = sd_bus_message_append_array(reply, 'q', c->model.w[s], c->n_states * sizeof(uint16_t));
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int property_get_poll_success(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                     sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        const PolicyCpu *c = path_plan(userdata, path);
+        double v = c && c->has_poll ? c->poll.success / 1024.0 : -1.0;
+
+        return sd_bus_message_append(reply, "d", v);
+}
+
+static int property_get_calibrated(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        unsigned cpu = path_cpu(m, path), n = 0;
+        const CpuidleStateInfo *info = cpuidle_sampler_states(m->sampling->sampler, cpu, &n);
+        int r = sd_bus_message_open_container(reply, 'a', "(uuuub)");
+
+        for (unsigned k = 0; r >= 0 && k < n; k++) {
+                const CalibrationState *st = policy_calibrated_state(m->calibration, cpu, k, info[k].name);
+
+                if (st)
+                        r = sd_bus_message_append(reply, "(uuuub)", k, st->advertised_latency_us, st->wakeup_us,
+                                                  st->wakeup_p99_us, st->misdescribed);
+        }
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
 static const sd_bus_vtable cpu_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Index", "u", property_get_index, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -212,6 +282,14 @@ static const sd_bus_vtable cpu_vtable[] = {
         SD_BUS_PROPERTY("Util", "d", property_get_cpu_rate, 0, 0),
         SD_BUS_PROPERTY("TimerWakeups", "d", property_get_cpu_rate, 0, 0),
         SD_BUS_PROPERTY("OtherWakeups", "d", property_get_cpu_rate, 0, 0),
+        SD_BUS_PROPERTY("Cap", "u", property_get_plan_end, 0, 0),
+        SD_BUS_PROPERTY("Floor", "u", property_get_plan_end, 0, 0),
+        SD_BUS_PROPERTY("CapReason", "s", property_get_plan_reason, 0, 0),
+        SD_BUS_PROPERTY("FloorReason", "s", property_get_plan_reason, 0, 0),
+        SD_BUS_PROPERTY("Reason", "s", property_get_reason, 0, 0),
+        SD_BUS_PROPERTY("Weights", "aaq", property_get_weights, 0, 0),
+        SD_BUS_PROPERTY("PollSuccess", "d", property_get_poll_success, 0, 0),
+        SD_BUS_PROPERTY("Calibrated", "a(uuuub)", property_get_calibrated, 0, 0),
         SD_BUS_VTABLE_END,
 };
 

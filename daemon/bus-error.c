@@ -12,6 +12,9 @@ const sd_bus_error_map idlepolicy_bus_error_map[] = {
         SD_BUS_ERROR_MAP(BUS_ERROR_UNKNOWN_GOVERNOR, ERRNO_UNKNOWN_GOVERNOR),
         SD_BUS_ERROR_MAP(BUS_ERROR_WRITE_FAILED, ERRNO_WRITE_FAILED),
         SD_BUS_ERROR_MAP(BUS_ERROR_ACCESS_DENIED, ERRNO_ACCESS_DENIED),
+        SD_BUS_ERROR_MAP(BUS_ERROR_UNKNOWN_PROFILE, ERRNO_UNKNOWN_PROFILE),
+        SD_BUS_ERROR_MAP(BUS_ERROR_INVALID_MODE, ERRNO_INVALID_MODE),
+        SD_BUS_ERROR_MAP(BUS_ERROR_BUSY, ERRNO_BUSY),
         SD_BUS_ERROR_MAP_END,
 };
 
@@ -33,6 +36,8 @@ static const char *bus_error_name_from_errno(int r) {
 int bus_error_from_errno(sd_bus_error *error, int r, const ErrorInfo *e) {
         const char *name = r == -ENOMEM ? NULL : bus_error_name_from_errno(r);
 
+        if (!name && r != -ENOMEM && e && e->message[0])
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s", e->message);
         if (!name)
                 return r;
         if (e && e->message[0])

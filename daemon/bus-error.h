@@ -17,8 +17,11 @@
 #define BUS_ERROR_UNKNOWN_GOVERNOR   BUS_ERROR_PREFIX "UnknownGovernor"
 #define BUS_ERROR_WRITE_FAILED       BUS_ERROR_PREFIX "WriteFailed"
 #define BUS_ERROR_ACCESS_DENIED      BUS_ERROR_PREFIX "AccessDenied"
+#define BUS_ERROR_UNKNOWN_PROFILE    BUS_ERROR_PREFIX "UnknownProfile"
+#define BUS_ERROR_INVALID_MODE       BUS_ERROR_PREFIX "InvalidMode"
+#define BUS_ERROR_BUSY               BUS_ERROR_PREFIX "Busy"
 
-/* The errno behind each name (see enforce.h). */
+/* The errno behind each name (see enforce.h and manager-policy.h). */
 #define ERRNO_UNKNOWN_CPU      ENXIO
 #define ERRNO_CPU_OFFLINE      EHOSTDOWN
 #define ERRNO_UNKNOWN_STATE    ENOENT
@@ -26,6 +29,9 @@
 #define ERRNO_UNKNOWN_GOVERNOR ESRCH
 #define ERRNO_WRITE_FAILED     EIO
 #define ERRNO_ACCESS_DENIED    EACCES
+#define ERRNO_UNKNOWN_PROFILE  ENOPKG
+#define ERRNO_INVALID_MODE     EDOM
+#define ERRNO_BUSY             EBUSY
 
 extern const sd_bus_error_map idlepolicy_bus_error_map[];
 
@@ -34,6 +40,8 @@ extern const sd_bus_error_map idlepolicy_bus_error_map[];
 int bus_error_register_map(void);
 
 /* Turns an errno from enforce.h plus its explanation into the named error.
- * -ENOMEM and errnos outside the map are passed through unnamed.
+ * -ENOMEM is passed through; another errno outside the map becomes
+ * org.freedesktop.DBus.Error.Failed with the explanation, or passes through
+ * unnamed without one.
  * Returns the (negative) errno to return from a method handler. */
 int bus_error_from_errno(sd_bus_error *error, int r, const ErrorInfo *e);

@@ -6,7 +6,9 @@
 #include "bus-cpu.h"
 #include "bus-error.h"
 #include "bus-manager.h"
+#include "log.h"
 #include "manager.h"
+#include "manager-policy.h"
 
 /* Loads the cpuidle files; a system without cpuidle gives an empty one.
  * Returns 0 or a negative errno with error set. */
@@ -124,6 +126,17 @@ static int reply_change(Manager *m, sd_bus_message *message, int r, const ErrorI
         return sd_bus_reply_method_return(message, NULL);
 }
 
+/* The target of a manual setting (recorded as an override), or Busy while
+ * a calibration holds the knobs.  Returns 0 or a negative errno with error
+ * set. */
+static int manual_target(Manager *m, EnforceTarget *ret, sd_bus_error *error) {
+        if (calibrator_running(m->calibrator))
+                return sd_bus_error_set(error, BUS_ERROR_BUSY, "A calibration is running, try again when it has finished");
+        *ret = manager_enforce_target(m);
+        ret->manual = m->overrides;
+        return 0;
+}
+
 static int method_set_governor(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         EnforceTarget t;
@@ -137,7 +150,9 @@ static int method_set_governor(sd_bus_message *message, void *userdata, sd_bus_e
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
-        t = manager_enforce_target(m);
+        r = manual_target(m, &t, error);
+        if (r < 0)
+                return r;
         r = enforce_set_governor(&t, name, &e);
         return reply_change(m, message, r, &e, error);
 }
@@ -156,7 +171,9 @@ static int method_set_state_disabled(sd_bus_message *message, void *userdata, sd
         r = sd_bus_message_read(message, "usb", &cpu, &state, &disabled);
         if (r < 0)
                 return r;
-        t = manager_enforce_target(m);
+        r = manual_target(m, &t, error);
+        if (r < 0)
+                return r;
         r = enforce_set_state_disabled(&t, cpu, state, disabled, &e);
         return reply_change(m, message, r, &e, error);
 }
@@ -174,7 +191,9 @@ static int method_set_resume_latency(sd_bus_message *message, void *userdata, sd
         r = sd_bus_message_read(message, "uu", &cpu, &usec);
         if (r < 0)
                 return r;
-        t = manager_enforce_target(m);
+        r = manual_target(m, &t, error);
+        if (r < 0)
+                return r;
         r = enforce_set_resume_latency(&t, cpu, usec, &e);
         return reply_change(m, message, r, &e, error);
 }
@@ -193,6 +212,121 @@ static int method_restore(sd_bus_message *message, void *userdata, sd_bus_error 
         return sd_bus_reply_method_return(message, NULL);
 }
 
+static int property_get_active_profile(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                       sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return sd_bus_message_append(reply, "s", manager_profile(userdata)->name);
+}
+
+static int property_get_profiles(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        int r = sd_bus_message_open_container(reply, 'a', "s");
+
+        for (unsigned i = 0; r >= 0 && i < m->profiles->n; i++)
+                r = sd_bus_message_append(reply, "s", m->profiles->profiles[i].name);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int property_get_mode(sd_bus *bus, const char *path, const char *interface, const char *property,
+                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+
+        return sd_bus_message_append(reply, "s", daemon_mode_to_string(m->mode));
+}
+
+static int property_get_calibrating(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                    sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+
+        return sd_bus_message_append(reply, "b", calibrator_running(m->calibrator));
+}
+
+static int property_get_calibration_usec(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+
+        return sd_bus_message_append(reply, "t", m->calibration ? m->calibration->realtime_usec : UINT64_C(0));
+}
+
+static int property_get_poll_mode(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                  sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        const PolicySystem *sys = &((Manager *) userdata)->policy->sys;
+
+        return sd_bus_message_append(reply, "s", sys->kvm && sys->has_poll ? poll_mode_to_string(sys->poll.mode) : "");
+}
+
+static int property_get_poll_window(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                    sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        const PolicySystem *sys = &((Manager *) userdata)->policy->sys;
+
+        return sd_bus_message_append(reply, "t", sys->kvm && sys->has_poll ? sys->poll.window_ns : UINT64_C(0));
+}
+
+typedef int (*StringSetter)(Manager *m, const char *value, ErrorInfo *e);
+
+/* A method taking one string: authorise action, then set(). */
+static int call_setter(sd_bus_message *message, Manager *m, const char *action, StringSetter set,
+                       sd_bus_error *error) {
+        ErrorInfo e = {};
+        const char *value;
+        int r;
+
+        r = authorize(m, message, action, error);
+        if (r <= 0)
+                return r < 0 ? r : 1;
+        r = sd_bus_message_read(message, "s", &value);
+        if (r < 0)
+                return r;
+        r = set(m, value, &e);
+        if (r < 0)
+                return bus_error_from_errno(error, r, &e);
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+static int method_set_profile(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        return call_setter(message, userdata, POLKIT_ACTION_PREFIX "set-profile", manager_set_profile, error);
+}
+
+static int method_set_mode(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        return call_setter(message, userdata, POLKIT_ACTION_PREFIX "set-mode", manager_set_mode, error);
+}
+
+static int method_calibrate(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        ErrorInfo e = {};
+        int r;
+
+        r = authorize(m, message, POLKIT_ACTION_PREFIX "calibrate", error);
+        if (r <= 0)
+                return r < 0 ? r : 1;
+        r = manager_calibrate(m, &e);
+        if (r < 0)
+                return bus_error_from_errno(error, r, &e);
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+void bus_manager_emit_plan_changed(Manager *m, unsigned cpu, const PolicyCpu *c) {
+        int r;
+
+        if (!m->bus)
+                return;
+        r = sd_bus_emit_signal(m->bus, BUS_PATH, BUS_MANAGER_INTERFACE, "PlanChanged", "uuuss", (uint32_t) cpu,
+                               (uint32_t) c->cap, (uint32_t) c->floor, plan_reason_to_string(c->cap_reason),
+                               plan_reason_to_string(c->floor_reason));
+        if (r < 0)
+                log_debug_errno(r, "Failed to emit PlanChanged: %m, ignoring");
+}
+
+void bus_manager_emit_calibration_finished(Manager *m, bool ok, const char *message) {
+        int r;
+
+        if (!m->bus)
+                return;
+        r = sd_bus_emit_signal(m->bus, BUS_PATH, BUS_MANAGER_INTERFACE, "CalibrationFinished", "bs", (int) ok, message);
+        if (r < 0)
+                log_debug_errno(r, "Failed to emit CalibrationFinished: %m, ignoring");
+}
+
 static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -204,6 +338,13 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("TickUSec", "t", NULL, offsetof(Manager, tick_usec), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("HaltPoll", "a{st}", property_get_haltpoll, 0, 0),
         SD_BUS_PROPERTY("Changed", "a(ss)", property_get_changed, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("ActiveProfile", "s", property_get_active_profile, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Profiles", "as", property_get_profiles, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Mode", "s", property_get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Calibrating", "b", property_get_calibrating, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("CalibrationUSec", "t", property_get_calibration_usec, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("PollMode", "s", property_get_poll_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("PollWindowNSec", "t", property_get_poll_window, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_ARGS("SetGovernor", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT,
                                 method_set_governor, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetStateDisabled", SD_BUS_ARGS("u", cpu, "s", state, "b", disabled), SD_BUS_NO_RESULT,
@@ -212,6 +353,15 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_set_resume_latency, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Restore", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
                                 method_restore, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetProfile", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT,
+                                method_set_profile, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetMode", SD_BUS_ARGS("s", mode), SD_BUS_NO_RESULT,
+                                method_set_mode, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Calibrate", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
+                                method_calibrate, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_SIGNAL_WITH_ARGS("CalibrationFinished", SD_BUS_ARGS("b", ok, "s", error), 0),
+        SD_BUS_SIGNAL_WITH_ARGS("PlanChanged", SD_BUS_ARGS("u", cpu, "u", cap, "u", floor, "s", cap_reason,
+                                                           "s", floor_reason), 0),
         SD_BUS_VTABLE_END,
 };
 

@@ -18,11 +18,13 @@ typedef struct KnobWrite {
         char old[KNOB_VALUE_MAX];
         char new[KNOB_VALUE_MAX];
         bool journaled;             /* recorded in the journal by this call */
+        bool noop;                  /* already as asked: addressed, not written */
 } KnobWrite;
 
 typedef struct Plan {
         KnobWrite *writes;
         size_t n, allocated;
+        size_t n_writes;            /* entries that are not noop */
 } Plan;
 
 static void plan_done(Plan *p) {
@@ -30,26 +32,28 @@ static void plan_done(Plan *p) {
         *p = (Plan) {};
 }
 
-/* Adds a write unless old already equals new.  Returns 0 or -ENOMEM. */
+/* Adds a write (a noop one if old already equals new).  Returns 0 or
+ * -ENOMEM. */
 static int plan_add(Plan *p, const char *path, const char *old, const char *new) {
         KnobWrite *w;
 
-        if (strcmp(old, new) == 0)
-                return 0;
-        if (p->n == p->allocated) {
-                size_t a = p->allocated ? p->allocated * 2 : 8;
-                KnobWrite *n = realloc(p->writes, a * sizeof(KnobWrite));
-                if (!n)
-                        return -ENOMEM;
-                p->writes = n;
-                p->allocated = a;
-        }
+        if (array_reserve_one((void **) &p->writes, p->n, &p->allocated, sizeof(KnobWrite)) < 0)
+                return -ENOMEM;
         w = &p->writes[p->n++];
         *w = (KnobWrite) {};
         snprintf(w->path, sizeof(w->path), "%s", path);
         snprintf(w->old, sizeof(w->old), "%s", old);
         snprintf(w->new, sizeof(w->new), "%s", new);
+        w->noop = strcmp(old, new) == 0;
+        p->n_writes += !w->noop;
         return 0;
+}
+
+/* Records every knob of the plan as set by hand, if the target asks. */
+static void plan_mark_manual(const EnforceTarget *t, const Plan *p) {
+        for (size_t i = 0; t->manual && i < p->n; i++)
+                if (overrides_add(t->manual, p->writes[i].path) == -ENOMEM)
+                        log_oom();
 }
 
 /* Drops the journal entries this call added (their knobs hold their
@@ -72,7 +76,7 @@ static void plan_forget(const EnforceTarget *t, Plan *p) {
 static int plan_record(const EnforceTarget *t, Plan *p, ErrorInfo *e) {
         for (size_t i = 0; i < p->n; i++) {
                 KnobWrite *w = &p->writes[i];
-                int r = journal_record(t->journal, w->path, w->old);
+                int r = w->noop ? 0 : journal_record(t->journal, w->path, w->old);
 
                 if (r < 0) {
                         plan_forget(t, p);
@@ -91,7 +95,7 @@ static int plan_record(const EnforceTarget *t, Plan *p, ErrorInfo *e) {
 static void plan_roll_back(const EnforceTarget *t, Plan *p, size_t n_written) {
         for (size_t i = n_written; i-- > 0; ) {
                 KnobWrite *w = &p->writes[i];
-                int r = knob_write(t->root_fd, w->path, w->old);
+                int r = w->noop ? 0 : knob_write(t->root_fd, w->path, w->old);
 
                 if (r < 0) {
                         log_error_errno(r, "Failed to roll back %s to \"%s\": %m", w->path, w->old);
@@ -106,7 +110,7 @@ static void plan_roll_back(const EnforceTarget *t, Plan *p, size_t n_written) {
 static int plan_apply(const EnforceTarget *t, Plan *p, ErrorInfo *e) {
         int r;
 
-        if (p->n == 0)
+        if (p->n_writes == 0)
                 return 0;
         r = plan_record(t, p, e);
         if (r < 0)
@@ -114,6 +118,8 @@ static int plan_apply(const EnforceTarget *t, Plan *p, ErrorInfo *e) {
         for (size_t i = 0; i < p->n; i++) {
                 KnobWrite *w = &p->writes[i];
 
+                if (w->noop)
+                        continue;
                 r = knob_write(t->root_fd, w->path, w->new);
                 if (r < 0) {
                         errinfo_set(e, -EIO, "Failed to write \"%s\" to %s: %s", w->new, w->path, strerror(-r));
@@ -151,14 +157,14 @@ int enforce_set_governor(const EnforceTarget *t, const char *name, ErrorInfo *e)
                 return errinfo_set(e, r == -ENOMEM ? r : -EIO, "Failed to read the cpuidle governors: %s", le.message);
         if (!cpuidle_system_has_governor(&sys, name))
                 return errinfo_set(e, -ESRCH, "Unknown governor \"%s\"", name);
-        if (strcmp(sys.governor, name) == 0)
-                return 0;
-        if (!sys.governor_writable)
+        if (strcmp(sys.governor, name) != 0 && !sys.governor_writable)
                 return errinfo_set(e, -EIO, "%s does not exist: this kernel cannot switch governors", KNOB_GOVERNOR_PATH);
         r = plan_add(&plan, KNOB_GOVERNOR_PATH, sys.governor, name);
         if (r < 0)
                 return r;
         r = plan_apply(t, &plan, e);
+        if (r >= 0)
+                plan_mark_manual(t, &plan);
         if (r <= 0)
                 return r;
         cpuidle_sampler_invalidate(t->sampler);
@@ -213,6 +219,8 @@ static int apply_on_cpus(const EnforceTarget *t, const CpuSet *cpus, PlanCpuFunc
                         return r;
         }
         r = plan_apply(t, &plan, e);
+        if (r >= 0)
+                plan_mark_manual(t, &plan);
         if (r > 0)
                 (void) cpuset_format(cpus, list, 256);
         return r;
@@ -278,9 +286,8 @@ static int plan_resume_latency(const EnforceTarget *t, unsigned cpu, const void 
                 return r;
         if (cpuidle_parse_resume_latency(old, &current) < 0)
                 return errinfo_set(e, -EIO, "Unexpected content \"%s\" in %s", old, path);
-        if (current == usec)
-                return 0;
-        return plan_add(p, path, old, cpuidle_format_resume_latency(usec, new));
+        /* "n/a" and its number are the same setting: no write, still addressed. */
+        return plan_add(p, path, old, current == usec ? old : cpuidle_format_resume_latency(usec, new));
 }
 
 /* Returns 1, 0 or a negative errno with e set. */
@@ -299,4 +306,45 @@ int enforce_set_resume_latency(const EnforceTarget *t, uint32_t cpu, uint32_t us
         if (r > 0)
                 log_info("Set resume latency %s on CPU %s.", cpuidle_format_resume_latency(usec, value), list);
         return r;
+}
+
+/* Forgets the journal entries of the plan's knobs that hold their
+ * original value again (written back, or found so). */
+static void forget_originals(const EnforceTarget *t, const Plan *p) {
+        char *paths[p->n ? p->n : 1];
+        size_t n = 0;
+        int r;
+
+        for (size_t i = 0; i < p->n; i++) {
+                const char *original = journal_original(t->journal, p->writes[i].path);
+
+                if (original && strcmp(original, p->writes[i].new) == 0)
+                        paths[n++] = p->writes[i].path;
+        }
+        r = n > 0 ? journal_forget(t->journal, paths, n) : 0;
+        if (r < 0)
+                log_warning_errno(r, "Failed to drop knobs back at their original value from the restore journal: %m, ignoring");
+}
+
+/* Returns the number written, or a negative errno with e set. */
+int enforce_write_knobs(const EnforceTarget *t, const EnforceKnob *knobs, size_t n, ErrorInfo *e) {
+        _cleanup_(plan_done) Plan plan = {};
+        char old[KNOB_VALUE_MAX];
+        int r;
+
+        for (size_t i = 0; i < n; i++) {
+                r = read_knob(t, knobs[i].path, old, e);
+                if (r >= 0)
+                        r = plan_add(&plan, knobs[i].path, old, knobs[i].value);
+                if (r < 0)
+                        return r;
+        }
+        r = plan_apply(t, &plan, e);
+        if (r < 0)
+                return r;
+        forget_originals(t, &plan);
+        for (size_t i = 0; i < plan.n; i++)
+                if (!plan.writes[i].noop && strcmp(plan.writes[i].path, KNOB_GOVERNOR_PATH) == 0)
+                        cpuidle_sampler_invalidate(t->sampler);
+        return (int) plan.n_writes;
 }

@@ -20,6 +20,8 @@
 #include "cpuidle.h"
 #include "errinfo.h"
 #include "journal.h"
+#include "knob.h"
+#include "overrides.h"
 #include "topology.h"
 
 #define ENFORCE_ALL_CPUS UINT32_MAX
@@ -30,6 +32,8 @@ typedef struct EnforceTarget {
         Journal *journal;
         const Topology *topology;
         CpuidleSampler *sampler;
+        Overrides *manual;          /* when set, a successful call records every knob it
+                                     * addressed (written or already as asked) here */
 } EnforceTarget;
 
 /* Switches the cpuidle governor and makes the sampler reopen its files.
@@ -48,3 +52,17 @@ int enforce_set_resume_latency(const EnforceTarget *t, uint32_t cpu, uint32_t us
 
 /* Returns true for a latency SetResumeLatency accepts. */
 bool enforce_resume_latency_valid(uint32_t usec);
+
+/* One knob the policy wants set: a path knob.h accepts and its value. */
+typedef struct EnforceKnob {
+        char path[KNOB_PATH_MAX];
+        char value[KNOB_VALUE_MAX];
+} EnforceKnob;
+
+/* Writes the policy's knobs as one change: reads each, journals the
+ * originals of those that differ, writes them (rolling back on failure).
+ * A knob that now holds its journaled original (written back, or found
+ * so) is forgotten: it no longer needs restoring.  Logs each write at debug level only.  Returns
+ * the number of knobs written, or -EIO (e set) / -ENOMEM; on failure
+ * nothing has changed. */
+int enforce_write_knobs(const EnforceTarget *t, const EnforceKnob *knobs, size_t n, ErrorInfo *e);

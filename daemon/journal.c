@@ -10,6 +10,7 @@
 
 #include "cpuset.h"
 #include "fileio.h"
+#include "fs-util.h"
 #include "journal.h"
 #include "knob.h"
 #include "log.h"
@@ -28,26 +29,6 @@ struct Journal {
         JournalEntry *entries;
         size_t n_entries;
 };
-
-/* Creates path and its parents.  Returns 0 or a negative errno. */
-static int mkdir_parents(const char *path) {
-        _cleanup_free_ char *p = strdup(path);
-
-        if (!p)
-                return -ENOMEM;
-        for (char *s = p + 1; ; s++) {
-                bool last = *s == '\0';
-
-                if (*s != '/' && !last)
-                        continue;
-                *s = '\0';
-                if (mkdir(p, 0755) < 0 && errno != EEXIST)
-                        return -errno;
-                if (last)
-                        return 0;
-                *s = '/';
-        }
-}
 
 /* Returns 0, -EBUSY or a negative errno. */
 static int journal_lock(Journal *j) {
@@ -147,20 +128,6 @@ static int journal_add_entry(Journal *j, const char *path, const char *value) {
                 return -ENOMEM;
         }
         j->entries[j->n_entries++] = (JournalEntry) { .path = p, .value = v };
-        return 0;
-}
-
-/* Writes all of buf.  Returns 0 or a negative errno. */
-static int write_all(int fd, const char *buf, size_t len) {
-        while (len > 0) {
-                ssize_t n = write(fd, buf, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                buf += n;
-                len -= (size_t) n;
-        }
         return 0;
 }
 
@@ -407,16 +374,18 @@ static int journal_restore_one(int root_fd, const CpuSet *online, const JournalE
 }
 
 /* Returns the number of knobs put back, or -EIO with e set. */
-int journal_restore(Journal *j, int root_fd, ErrorInfo *e) {
+int journal_restore_some(Journal *j, int root_fd, JournalFilter want, void *userdata, ErrorInfo *e) {
         char failed[sizeof(e->message)] = "";
         CpuSet online;
         bool online_known = read_online(root_fd, &online) >= 0;
-        size_t n_failed = 0, kept = 0;
+        size_t n_failed = 0, kept = 0, n_before = j->n_entries;
         int n_restored = 0, r;
 
         for (size_t i = j->n_entries; i-- > 0; ) {
                 JournalEntry *x = &j->entries[i];
 
+                if (want && !want(x->path, userdata))
+                        continue;
                 r = journal_restore_one(root_fd, online_known ? &online : NULL, x);
                 if (r < 0) {
                         n_failed++;
@@ -428,17 +397,27 @@ int journal_restore(Journal *j, int root_fd, ErrorInfo *e) {
                 free(x->value);
                 x->path = x->value = NULL;
         }
-        /* Compact: keep the failed entries, oldest first. */
+        /* Compact: keep the failed (and unwanted) entries, oldest first. */
         for (size_t i = 0; i < j->n_entries; i++)
                 if (j->entries[i].path)
                         j->entries[kept++] = j->entries[i];
         j->n_entries = kept;
-        r = journal_rewrite(j);
+        r = kept == n_before && j->fd >= 0 ? 0 : journal_rewrite(j);
         if (r < 0)
                 log_error_errno(r, "Failed to update restore journal %s: %m", j->path);
         if (n_failed > 0)
                 return errinfo_set(e, -EIO, "Failed to restore %zu knob(s): %s", n_failed, failed);
         return n_restored;
+}
+
+int journal_restore(Journal *j, int root_fd, ErrorInfo *e) {
+        return journal_restore_some(j, root_fd, NULL, NULL, e);
+}
+
+const char *journal_original(const Journal *j, const char *path) {
+        ssize_t k = journal_find(j, path);
+
+        return k >= 0 ? j->entries[k].value : NULL;
 }
 
 /* Returns the number of knobs found, -EXDEV, or a negative errno. */

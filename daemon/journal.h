@@ -14,9 +14,10 @@
  *   sys/devices/system/cpu/cpuidle/current_governor haltpoll
  *   sys/devices/system/cpu/cpu1/cpuidle/state0/disable 0
  *   sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us 0
+ *   sys/module/haltpoll/parameters/guest_halt_poll_ns 0
  *
- * Only these three kinds of path are accepted; anything else is a corrupt
- * line, reported and skipped. */
+ * Only these four kinds of path (knob.h) are accepted; anything else is a
+ * corrupt line, reported and skipped. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,6 +67,16 @@ int journal_forget(Journal *j, char *const *paths, size_t n_paths);
  * of knobs put back, or -EIO with e naming the knobs that failed (they stay
  * in the journal). */
 int journal_restore(Journal *j, int root_fd, ErrorInfo *e);
+
+/* Decides whether journal_restore_some() puts path back. */
+typedef bool (*JournalFilter)(const char *path, void *userdata);
+
+/* journal_restore() for the knobs want() accepts only; the others stay.
+ * Returns the number put back, or -EIO with e naming the failures. */
+int journal_restore_some(Journal *j, int root_fd, JournalFilter want, void *userdata, ErrorInfo *e);
+
+/* The original value recorded for path, or NULL. */
+const char *journal_original(const Journal *j, const char *path);
 
 /* The recorded knobs, oldest first. */
 const JournalEntry *journal_entries(const Journal *j, size_t *ret_n);

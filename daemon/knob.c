@@ -43,14 +43,27 @@ static const char *skip_prefix(const char *s, const char *prefix) {
         return strncmp(s, prefix, n) == 0 ? s + n : NULL;
 }
 
+/* Returns true for one of the haltpoll parameters the daemon may write. */
+static bool haltpoll_param(const char *path) {
+        static const char *const params[] = {
+                "guest_halt_poll_ns", "guest_halt_poll_grow", "guest_halt_poll_grow_start",
+                "guest_halt_poll_shrink", "guest_halt_poll_allow_shrink",
+        };
+        const char *p = skip_prefix(path, KNOB_HALTPOLL_DIR);
+
+        for (size_t i = 0; p && i < sizeof(params) / sizeof(params[0]); i++)
+                if (strcmp(p, params[i]) == 0)
+                        return true;
+        return false;
+}
+
 /* Returns 0 or -EINVAL. */
-int knob_parse_path(const char *path, KnobKind *ret_kind, unsigned *ret_cpu) {
+int knob_parse(const char *path, KnobId *ret) {
         unsigned cpu, state;
         const char *p;
 
-        if (strcmp(path, KNOB_GOVERNOR_PATH) == 0) {
-                *ret_kind = KNOB_GOVERNOR;
-                *ret_cpu = 0;
+        if (strcmp(path, KNOB_GOVERNOR_PATH) == 0 || haltpoll_param(path)) {
+                *ret = (KnobId) { .kind = haltpoll_param(path) ? KNOB_HALTPOLL : KNOB_GOVERNOR };
                 return 0;
         }
         p = skip_prefix(path, CPU_DIR);
@@ -58,16 +71,26 @@ int knob_parse_path(const char *path, KnobKind *ret_kind, unsigned *ret_cpu) {
         if (!p)
                 return -EINVAL;
         if (strcmp(p, "/power/pm_qos_resume_latency_us") == 0) {
-                *ret_kind = KNOB_RESUME_LATENCY;
-                *ret_cpu = cpu;
+                *ret = (KnobId) { .kind = KNOB_RESUME_LATENCY, .cpu = cpu };
                 return 0;
         }
         p = skip_prefix(p, "/cpuidle/state");
         p = p ? skip_uint(p, &state) : NULL;
         if (!p || strcmp(p, "/disable") != 0)
                 return -EINVAL;
-        *ret_kind = KNOB_STATE_DISABLE;
-        *ret_cpu = cpu;
+        *ret = (KnobId) { .kind = KNOB_STATE_DISABLE, .cpu = cpu, .state = state };
+        return 0;
+}
+
+/* Returns 0 or -EINVAL. */
+int knob_parse_path(const char *path, KnobKind *ret_kind, unsigned *ret_cpu) {
+        KnobId id;
+        int r = knob_parse(path, &id);
+
+        if (r < 0)
+                return r;
+        *ret_kind = id.kind;
+        *ret_cpu = id.cpu;
         return 0;
 }
 

@@ -10,11 +10,15 @@
 #define KNOB_VALUE_MAX 64
 
 #define KNOB_GOVERNOR_PATH "sys/devices/system/cpu/cpuidle/current_governor"
+/* The KVM guest halt-poll parameters (module haltpoll, system-wide). */
+#define KNOB_HALTPOLL_DIR "sys/module/haltpoll/parameters/"
+#define KNOB_HALTPOLL_NS_PATH KNOB_HALTPOLL_DIR "guest_halt_poll_ns"
 
 typedef enum KnobKind {
         KNOB_GOVERNOR,
         KNOB_STATE_DISABLE,
         KNOB_RESUME_LATENCY,
+        KNOB_HALTPOLL,
 } KnobKind;
 
 /* Formats the disable knob of cpu's idle state into buf.  Returns buf. */
@@ -23,8 +27,21 @@ char *knob_state_disable_path(unsigned cpu, unsigned state, char buf[static KNOB
 /* Formats the resume latency knob of cpu into buf.  Returns buf. */
 char *knob_resume_latency_path(unsigned cpu, char buf[static KNOB_PATH_MAX]);
 
-/* Recognises one of the three knob paths.  Returns 0 and sets *ret_kind and
- * *ret_cpu (0 for the governor), or -EINVAL for any other path. */
+/* What a knob path names. */
+typedef struct KnobId {
+        KnobKind kind;
+        unsigned cpu;                 /* 0 for the system-wide knobs */
+        unsigned state;               /* KNOB_STATE_DISABLE only */
+} KnobId;
+
+/* Parses a knob path (see knob_parse_path()).  Returns 0 or -EINVAL. */
+int knob_parse(const char *path, KnobId *ret);
+
+/* Recognises one of the knob paths (the governor, a state's disable, a
+ * resume latency, one of the haltpoll parameters guest_halt_poll_ns,
+ * _grow, _grow_start, _shrink, _allow_shrink).  Returns 0 and sets
+ * *ret_kind and *ret_cpu (0 for the system-wide ones), or -EINVAL for any
+ * other path. */
 int knob_parse_path(const char *path, KnobKind *ret_kind, unsigned *ret_cpu);
 
 /* Returns true for a value the daemon may write or record: 1..63 bytes of

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,11 @@ typedef struct Args {
         const char *root;
         const char *runtime_dir;
         uint64_t tick_usec;
+        const char *state_dir;
+        const char *profile_dir;
+        const char *profile_override_dir;
+        const char *calibrate_helper;
+        int mode;                   /* a DaemonMode, or -1 */
 } Args;
 
 static void help(void) {
@@ -33,53 +39,93 @@ static void help(void) {
                "     --config=FILE        Configuration file (default: %s)\n"
                "     --root=DIR           Read and write sys/ and proc/ under DIR (default: /)\n"
                "     --runtime-dir=DIR    Where the restore journal lives (default: %s)\n"
-               "     --tick-usec=N        Sampling period in microseconds (%llu..%llu)\n",
+               "     --tick-usec=N        Sampling period in microseconds (%llu..%llu)\n"
+               "     --state-dir=DIR      Where the profile, mode and calibration persist (default: %s)\n"
+               "     --mode=MODE          Start in observe or enforce mode, whatever was saved\n"
+               "     --profile-dir=DIR    Built-in profiles (default: %s/profiles)\n"
+               "     --profile-override-dir=DIR\n"
+               "                          Administrator's profiles (default: %s)\n"
+               "     --calibrate-helper=PATH\n"
+               "                          The measuring helper (default: %s)\n",
                program_invocation_short_name, CONFIG_FILE, RUNTIME_DIR,
-               CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX);
+               CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX, STATE_DIR, PROFILE_DIR, PROFILE_OVERRIDE_DIR, CALIBRATE_PATH);
+}
+
+enum { ARG_VERSION = 0x100, ARG_TICK_USEC, ARG_MODE, ARG_STRING };
+
+/* The options that only store their argument in Args. */
+static const struct {
+        const char *name;
+        size_t offset;
+} string_options[] = {
+        { "config",               offsetof(Args, config_path)          },
+        { "root",                 offsetof(Args, root)                 },
+        { "runtime-dir",          offsetof(Args, runtime_dir)          },
+        { "state-dir",            offsetof(Args, state_dir)            },
+        { "profile-dir",          offsetof(Args, profile_dir)          },
+        { "profile-override-dir", offsetof(Args, profile_override_dir) },
+        { "calibrate-helper",     offsetof(Args, calibrate_helper)     },
+};
+#define N_STRING_OPTIONS (sizeof(string_options) / sizeof(string_options[0]))
+
+static const struct option options[] = {
+        { "help",                 no_argument,       NULL, 'h'            },
+        { "version",              no_argument,       NULL, ARG_VERSION    },
+        { "tick-usec",            required_argument, NULL, ARG_TICK_USEC  },
+        { "mode",                 required_argument, NULL, ARG_MODE       },
+        { "config",               required_argument, NULL, ARG_STRING + 0 },
+        { "root",                 required_argument, NULL, ARG_STRING + 1 },
+        { "runtime-dir",          required_argument, NULL, ARG_STRING + 2 },
+        { "state-dir",            required_argument, NULL, ARG_STRING + 3 },
+        { "profile-dir",          required_argument, NULL, ARG_STRING + 4 },
+        { "profile-override-dir", required_argument, NULL, ARG_STRING + 5 },
+        { "calibrate-helper",     required_argument, NULL, ARG_STRING + 6 },
+        {}
+};
+
+/* Handles option c.  Returns 1 to go on, 0 to exit successfully, or a
+ * negative errno (logged). */
+static int parse_option(int c, Args *a) {
+        DaemonMode mode;
+
+        if (c >= ARG_STRING && c < ARG_STRING + (int) N_STRING_OPTIONS) {
+                *(const char **) ((char *) a + string_options[c - ARG_STRING].offset) = optarg;
+                return 1;
+        }
+        switch (c) {
+        case 'h':
+                help();
+                return 0;
+        case ARG_VERSION:
+                printf("idlepolicyd %s\n", PACKAGE_VERSION);
+                return 0;
+        case ARG_TICK_USEC:
+                if (parse_u64(optarg, &a->tick_usec) < 0 ||
+                    a->tick_usec < CONFIG_TICK_USEC_MIN || a->tick_usec > CONFIG_TICK_USEC_MAX)
+                        return log_error_errno(EINVAL, "Invalid --tick-usec=%s: must be an integer between %llu and %llu.",
+                                               optarg, CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX);
+                return 1;
+        case ARG_MODE:
+                if (daemon_mode_from_string(optarg, &mode) < 0)
+                        return log_error_errno(EINVAL, "Invalid --mode=%s: must be observe or enforce.", optarg);
+                a->mode = (int) mode;
+                return 1;
+        case '?':
+                return -EINVAL;
+        default:
+                return log_error_errno(EINVAL, "Unhandled option.");
+        }
 }
 
 /* Returns 1 to run, 0 to exit successfully, or a negative errno (logged). */
 static int parse_argv(int argc, char *argv[], Args *a) {
-        enum { ARG_VERSION = 0x100, ARG_CONFIG, ARG_ROOT, ARG_RUNTIME_DIR, ARG_TICK_USEC };
-        static const struct option options[] = {
-                { "help",        no_argument,       NULL, 'h'             },
-                { "version",     no_argument,       NULL, ARG_VERSION     },
-                { "config",      required_argument, NULL, ARG_CONFIG      },
-                { "root",        required_argument, NULL, ARG_ROOT        },
-                { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
-                { "tick-usec",   required_argument, NULL, ARG_TICK_USEC   },
-                {}
-        };
-        int c;
+        int c, r;
 
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
-                switch (c) {
-                case 'h':
-                        help();
-                        return 0;
-                case ARG_VERSION:
-                        printf("idlepolicyd %s\n", PACKAGE_VERSION);
-                        return 0;
-                case ARG_CONFIG:
-                        a->config_path = optarg;
-                        break;
-                case ARG_ROOT:
-                        a->root = optarg;
-                        break;
-                case ARG_RUNTIME_DIR:
-                        a->runtime_dir = optarg;
-                        break;
-                case ARG_TICK_USEC:
-                        if (parse_u64(optarg, &a->tick_usec) < 0 ||
-                            a->tick_usec < CONFIG_TICK_USEC_MIN || a->tick_usec > CONFIG_TICK_USEC_MAX)
-                                return log_error_errno(EINVAL, "Invalid --tick-usec=%s: must be an integer between %llu and %llu.",
-                                                       optarg, CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX);
-                        break;
-                case '?':
-                        return -EINVAL;
-                default:
-                        return log_error_errno(EINVAL, "Unhandled option.");
-                }
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+                r = parse_option(c, a);
+                if (r <= 0)
+                        return r;
+        }
         if (optind < argc)
                 return log_error_errno(EINVAL, "%s takes no arguments.", program_invocation_short_name);
         return 1;
@@ -96,6 +142,8 @@ static int check_args(const Args *a, char **ret_root) {
                 return log_error_errno(ENOTDIR, "Root %s is not a directory.", root);
         if (a->runtime_dir && a->runtime_dir[0] != '/')
                 return log_error_errno(EINVAL, "--runtime-dir= must be an absolute path: %s", a->runtime_dir);
+        if (a->state_dir && a->state_dir[0] != '/')
+                return log_error_errno(EINVAL, "--state-dir= must be an absolute path: %s", a->state_dir);
         if (strcmp(root, "/") != 0)
                 log_info("Running on the tree under %s, not the real /sys.", root);
         *ret_root = TAKE_PTR(root);
@@ -111,6 +159,11 @@ static int run(const Args *a, const char *root) {
                 .root = root,
                 .runtime_dir = a->runtime_dir,
                 .tick_usec = a->tick_usec,
+                .state_dir = a->state_dir,
+                .profile_dir = a->profile_dir,
+                .profile_override_dir = a->profile_override_dir,
+                .calibrate_helper = a->calibrate_helper,
+                .mode = a->mode,
         };
         int r, q;
 
@@ -146,7 +199,7 @@ static void raise_nofile_limit(void) {
 
 int main(int argc, char *argv[]) {
         _cleanup_free_ char *root = NULL;
-        Args a = { .root = "/" };
+        Args a = { .root = "/", .mode = -1 };
         sigset_t mask;
         int r;
 

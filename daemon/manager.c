@@ -20,6 +20,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "manager-policy.h"
 
 /* Ticks are not coalesced with other timers by more than this. */
 #define TICK_ACCURACY_USEC 1000
@@ -60,6 +61,7 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
         if (!m)
                 return log_oom();
         m->root_fd = -1;
+        m->persist = PERSIST_NULL;
         m->config_path_explicit = o->config_path != NULL;
         m->config_path = strdup(o->config_path ?: CONFIG_FILE);
         m->root = strdup(o->root);
@@ -76,6 +78,9 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
         m->runtime_dir = strdup(rt);
         if (!m->runtime_dir)
                 return log_oom();
+        r = manager_policy_init(m, o);
+        if (r < 0)
+                return r;
         m->root_fd = open(m->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (m->root_fd < 0)
                 return log_error_errno(errno, "Failed to open root directory %s: %m", m->root);
@@ -90,6 +95,7 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_policy_free(m);
         polkit_registry_free(m->polkit);
         sd_event_source_unref(m->tick_source);
         sd_bus_flush_close_unref(m->bus);
@@ -117,7 +123,7 @@ EnforceTarget manager_enforce_target(Manager *m) {
         };
 }
 
-static void manager_emit(Manager *m, const char *property) {
+void manager_emit(Manager *m, const char *property) {
         int r;
 
         if (!m->bus)
@@ -213,6 +219,7 @@ static int manager_rebuild_sampling(Manager *m) {
         manager_announce_cpus(m, m->sampling->topology, s->topology);
         sampling_free(m->sampling);
         m->sampling = TAKE_PTR(s);
+        manager_policy_hotplug(m);
         (void) cpuset_format(&m->sampling->topology->online, list, sizeof(list));
         log_info("Online CPUs changed, now %s.", list);
         manager_emit(m, "OnlineCPUs");
@@ -230,12 +237,15 @@ void manager_check_hotplug(Manager *m) {
 
 static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
+        uint64_t now;
         int r;
 
         manager_check_hotplug(m);
         r = manager_sample(m);
         if (r < 0)
                 return sd_event_exit(m->event, r);
+        if (!m->sample_failing && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
+                manager_policy_tick(m, now);
         r = sd_event_source_set_time_relative(s, m->tick_usec);
         if (r >= 0)
                 r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
@@ -252,6 +262,8 @@ static void manager_apply_config(Manager *m, const Config *c) {
         log_set_max_level((int) c->log_level);
         if (!m->runtime_dir_override && strcmp(c->runtime_directory, m->config.runtime_directory) != 0)
                 log_notice("runtime_directory changes take effect at the next start, ignoring.");
+        if (!m->state_dir_override && strcmp(c->state_directory, m->config.state_directory) != 0)
+                log_notice("state_directory changes take effect at the next start, ignoring.");
         m->config = *c;
         if (tick == m->tick_usec)
                 return;
@@ -274,6 +286,7 @@ static int manager_on_sighup(sd_event_source *s, const struct signalfd_siginfo *
                 manager_apply_config(m, &c);
                 log_info("Reloaded configuration from %s.", m->config_path);
         }
+        manager_policy_reload(m);
         (void) sd_notify(false, "READY=1\nSTATUS=Running.");
         return 0;
 }
@@ -384,9 +397,12 @@ int manager_start(Manager *m) {
         if (r >= 0)
                 r = manager_setup_sampling(m);
         if (r >= 0)
+                r = manager_policy_start(m);
+        if (r >= 0)
                 r = manager_connect_bus(m);
         if (r < 0)
                 return r;
+        manager_policy_started(m);
         log_info("idlepolicyd %s running on %s, %u CPU(s), tick %" PRIu64 " us, journal in %s.",
                  PACKAGE_VERSION, m->root, cpuset_count(&m->sampling->topology->present), m->tick_usec, m->runtime_dir);
         return 0;
@@ -397,6 +413,8 @@ int manager_restore(Manager *m, ErrorInfo *e) {
         size_t n;
         int r;
 
+        manager_policy_cancel_calibration(m, "Restore() puts every knob back");
+        overrides_clear(m->overrides);
         (void) journal_entries(m->journal, &n);
         if (n == 0)
                 return 0;
@@ -417,6 +435,7 @@ int manager_stop(Manager *m) {
 
         if (!m->journal)
                 return 0;
+        manager_policy_cancel_calibration(m, "the daemon is stopping");
         (void) journal_entries(m->journal, &n);
         if (n > 0)
                 log_info("Putting back %zu changed knob(s).", n);

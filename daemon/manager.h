@@ -10,10 +10,16 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "calibrate.h"
 #include "config.h"
 #include "enforce.h"
 #include "journal.h"
+#include "overrides.h"
+#include "persist.h"
+#include "plan-enforce.h"
 #include "polkit.h"
+#include "policy-loop.h"
+#include "profile.h"
 #include "sampling.h"
 
 #define BUS_NAME "org.idlepolicy.IdlePolicy1"
@@ -24,6 +30,11 @@ typedef struct ManagerOptions {
         const char *root;            /* canonical, absolute */
         const char *runtime_dir;     /* NULL: from the configuration */
         uint64_t tick_usec;          /* 0: from the configuration */
+        const char *state_dir;       /* NULL: from the configuration */
+        const char *profile_dir;     /* NULL: PROFILE_DIR/profiles */
+        const char *profile_override_dir; /* NULL: /etc/idlepolicy/profiles.d */
+        const char *calibrate_helper;     /* NULL: CALIBRATE_PATH */
+        int mode;                    /* a DaemonMode, or -1: persisted, else configured */
 } ManagerOptions;
 
 typedef struct Manager {
@@ -46,6 +57,22 @@ typedef struct Manager {
         Sampling *sampling;
         char governor[64];           /* last seen, to signal changes */
         bool sample_failing;         /* the last sample failed (logged once) */
+
+        /* The policy (manager-policy.c). */
+        char *profile_dir, *profile_override_dir, *calibrate_helper;
+        ProfileSet *profiles;        /* the last good set */
+        char active_profile[PROFILE_NAME_MAX];
+        DaemonMode mode;
+        int mode_override;           /* --mode, or -1 */
+        char *state_dir;
+        bool state_dir_override;
+        Persist persist;
+        Overrides *overrides;        /* knobs set by hand */
+        PolicyLoop *policy;
+        PlanEnforcer enforcer;
+        CpuidleSystem system;        /* read at the last tick */
+        Calibration *calibration;    /* the calibration in use, or NULL */
+        Calibrator *calibrator;      /* a running calibration, or NULL */
 } Manager;
 
 /* Loads the configuration and opens the root.  Returns 0 or a negative
@@ -74,6 +101,9 @@ void manager_check_hotplug(Manager *m);
 
 /* What enforce.h works on, valid until the next return to the event loop. */
 EnforceTarget manager_enforce_target(Manager *m);
+
+/* Emits PropertiesChanged on the Manager for property. */
+void manager_emit(Manager *m, const char *property);
 
 /* Tells the bus about a change of knobs (Changed, and Governor if it moved). */
 void manager_knobs_changed(Manager *m);

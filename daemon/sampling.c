@@ -64,8 +64,10 @@ int sampling_take(Sampling *s, uint64_t now_usec, ErrorInfo *e) {
         r = snapshot_take(s->scratch, s->sampler, s->proc, now_usec, e);
         if (r < 0)
                 return r;
-        if (s->has_latest && snapshot_delta(s->latest, s->scratch, s->rates) >= 0)
+        if (s->has_latest && snapshot_delta(s->latest, s->scratch, s->rates) >= 0) {
                 s->has_rates = true;
+                s->interval_usec = s->scratch->timestamp_usec - s->latest->timestamp_usec;
+        }
         t = s->latest;
         s->latest = s->scratch;
         s->scratch = t;

@@ -24,6 +24,7 @@ typedef struct Sampling {
         bool has_latest;
         CpuRates *rates;            /* topology->n_cpus entries (valid if has_rates) */
         bool has_rates;
+        uint64_t interval_usec;     /* between the two samples behind the rates */
 } Sampling;
 
 /* Loads the topology and opens every counter file under root_fd.  A proc

@@ -18,6 +18,26 @@ static const char *const log_level_names[] = {
         [LOG_LEVEL_DEBUG] = "debug",
 };
 
+static const char *const daemon_mode_names[_DAEMON_MODE_MAX] = {
+        [DAEMON_MODE_OBSERVE] = "observe",
+        [DAEMON_MODE_ENFORCE] = "enforce",
+};
+
+const char *daemon_mode_to_string(DaemonMode m) {
+        if ((unsigned) m >= _DAEMON_MODE_MAX)
+                return NULL;
+        return daemon_mode_names[m];
+}
+
+int daemon_mode_from_string(const char *s, DaemonMode *ret) {
+        for (DaemonMode m = 0; m < _DAEMON_MODE_MAX; m++)
+                if (strcmp(daemon_mode_names[m], s) == 0) {
+                        *ret = m;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
 const char *log_level_to_string(LogLevel l) {
         if (l < LOG_LEVEL_ERR || l > LOG_LEVEL_DEBUG)
                 return NULL;
@@ -37,6 +57,9 @@ void config_init(Config *c) {
         *c = (Config) {
                 .tick_usec = CONFIG_TICK_USEC_DEFAULT,
                 .log_level = LOG_LEVEL_INFO,
+                .mode = DAEMON_MODE_ENFORCE,
+                .calibrate_on_first_start = -1,
+                .governor_hold_usec = CONFIG_GOVERNOR_HOLD_USEC_DEFAULT,
         };
         snprintf(c->runtime_directory, sizeof(c->runtime_directory), "%s", RUNTIME_DIR);
         snprintf(c->state_directory, sizeof(c->state_directory), "%s", STATE_DIR);
@@ -47,14 +70,19 @@ static int key_error(ErrorInfo *e, const char *filename, const char *key, const 
         return errinfo_set(e, -EINVAL, "%s: key \"%s\": %s", filename, key, reason);
 }
 
-static int parse_tick(json_t *v, Config *c) {
+/* Stores an integer within [min, max] in *dst.  Returns 0 or -EINVAL. */
+static int parse_integer(json_t *v, uint64_t min, uint64_t max, uint64_t *dst) {
         if (!json_is_integer(v))
                 return -EINVAL;
         json_int_t t = json_integer_value(v);
-        if (t < (json_int_t) CONFIG_TICK_USEC_MIN || t > (json_int_t) CONFIG_TICK_USEC_MAX)
+        if (t < 0 || (uint64_t) t < min || (uint64_t) t > max)
                 return -EINVAL;
-        c->tick_usec = (uint64_t) t;
+        *dst = (uint64_t) t;
         return 0;
+}
+
+static int parse_tick(json_t *v, Config *c) {
+        return parse_integer(v, CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX, &c->tick_usec);
 }
 
 /* Copies an absolute path shorter than size into dst.  Returns 0 or -EINVAL. */
@@ -83,6 +111,23 @@ static int parse_log_level(json_t *v, Config *c) {
         return log_level_from_string(json_string_value(v), &c->log_level);
 }
 
+static int parse_mode(json_t *v, Config *c) {
+        if (!json_is_string(v))
+                return -EINVAL;
+        return daemon_mode_from_string(json_string_value(v), &c->mode);
+}
+
+static int parse_calibrate_on_first_start(json_t *v, Config *c) {
+        if (!json_is_boolean(v))
+                return -EINVAL;
+        c->calibrate_on_first_start = json_is_true(v);
+        return 0;
+}
+
+static int parse_governor_hold(json_t *v, Config *c) {
+        return parse_integer(v, 0, CONFIG_GOVERNOR_HOLD_USEC_MAX, &c->governor_hold_usec);
+}
+
 typedef struct ConfigKey {
         const char *name;
         int (*parse)(json_t *v, Config *c);     /* returns 0 or -EINVAL */
@@ -94,6 +139,9 @@ static const ConfigKey config_keys[] = {
         { "runtime_directory", parse_runtime_directory, "must be an absolute path (a string) shorter than 256 characters" },
         { "state_directory", parse_state_directory, "must be an absolute path (a string) shorter than 256 characters" },
         { "log_level", parse_log_level, "must be one of \"err\", \"warning\", \"notice\", \"info\", \"debug\"" },
+        { "mode", parse_mode, "must be \"observe\" or \"enforce\"" },
+        { "calibrate_on_first_start", parse_calibrate_on_first_start, "must be true or false" },
+        { "governor_hold_usec", parse_governor_hold, "must be an integer between 0 and 3600000000" },
 };
 
 /* Applies every key of the object root to c.  Returns 0 or -EINVAL with e

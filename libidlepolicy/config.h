@@ -4,7 +4,9 @@
 /* The daemon's configuration file (JSON, see idlepolicyd.conf(5)):
  *
  *   { "tick_usec": 1000000, "runtime_directory": "/run/idlepolicyd",
- *     "state_directory": "/var/lib/idlepolicy", "log_level": "info" }
+ *     "state_directory": "/var/lib/idlepolicy", "log_level": "info",
+ *     "mode": "enforce", "calibrate_on_first_start": true,
+ *     "governor_hold_usec": 30000000 }
  *
  * Every key is optional; unknown keys and bad values are rejected with the
  * file and key named. */
@@ -17,6 +19,8 @@
 #define CONFIG_TICK_USEC_MIN 10000ULL            /* 10 ms */
 #define CONFIG_TICK_USEC_MAX 3600000000ULL       /* 1 h */
 #define CONFIG_TICK_USEC_DEFAULT 1000000ULL      /* 1 s */
+#define CONFIG_GOVERNOR_HOLD_USEC_MAX 3600000000ULL      /* 1 h */
+#define CONFIG_GOVERNOR_HOLD_USEC_DEFAULT 30000000ULL    /* 30 s */
 
 typedef enum LogLevel {
         LOG_LEVEL_ERR = 3,
@@ -26,11 +30,22 @@ typedef enum LogLevel {
         LOG_LEVEL_DEBUG = 7,
 } LogLevel;
 
+/* What the daemon does with its plan: observe (learn and show it, write
+ * nothing) or enforce (write the knobs). */
+typedef enum DaemonMode {
+        DAEMON_MODE_OBSERVE,
+        DAEMON_MODE_ENFORCE,
+        _DAEMON_MODE_MAX,
+} DaemonMode;
+
 typedef struct Config {
         uint64_t tick_usec;
         char runtime_directory[256];
         char state_directory[256];
         LogLevel log_level;
+        DaemonMode mode;                 /* the default mode, until one is set over the bus */
+        int calibrate_on_first_start;    /* 1/0; -1 = not set: calibrate on the real root only */
+        uint64_t governor_hold_usec;     /* the policy keeps a governor at least this long */
 } Config;
 
 /* Fills c with the built-in defaults. */
@@ -44,6 +59,11 @@ int config_parse(const char *text, const char *filename, Config *c, ErrorInfo *e
 
 /* Reads the file through an open FILE* and parses it (see config_parse). */
 int config_load(FILE *f, const char *filename, Config *c, ErrorInfo *e);
+
+/* Returns "observe" or "enforce"; NULL for an invalid mode. */
+const char *daemon_mode_to_string(DaemonMode m);
+/* Returns 0 and sets *ret, or -EINVAL. */
+int daemon_mode_from_string(const char *s, DaemonMode *ret);
 
 /* Returns "err", "warning", ... for a level; NULL for an invalid one. */
 const char *log_level_to_string(LogLevel l);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The per-tick cpuidle sampler: one open fd per counter file, re-read with a
  * single pread() each (a sysfs attribute is produced whole by the first read,
- * so a short read is the end of the file).  Nothing is allocated per tick. */
+ * so a short read is the end of the file).  Nothing is allocated per tick.
+ * With a cadence (sampler-cadence.h) partial samples skip the files that
+ * cannot have changed or change rarely, carrying their last values over. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include "cpuidle.h"
 #include "cpuidle-internal.h"
 #include "fileio.h"
+#include "sampler-cadence.h"
 
 #define CPU_DIR "sys/devices/system/cpu"
 #define GOVERNOR_PATH CPU_DIR "/cpuidle/current_governor"
@@ -43,15 +46,25 @@ static const unsigned counter_flag[_COUNTER_MAX] = {
         [COUNTER_DISABLE] = CPUIDLE_HAS_DISABLE,
 };
 
+/* Counters a partial sample may skip, by CPUIDLE_SAMPLER_* flag. */
+#define SLOW_COUNTERS ((1u << COUNTER_REJECTED) | (1u << COUNTER_DISABLE))
+#define GATED_COUNTERS ((1u << COUNTER_TIME) | (1u << COUNTER_ABOVE) | (1u << COUNTER_BELOW))
+
 typedef struct SamplerCpu {
         bool wanted;                /* online in the topology the sampler was made from */
         bool needs_open;            /* (re)open the fds at the next read */
         bool online;                /* the cpuidle directory existed at the last open */
+        bool full;                  /* read every file at the next read (set at open) */
         unsigned n_states;
         uint64_t generation;
         int qos_fd;
         int fds[CPUIDLE_STATES_MAX][_COUNTER_MAX];
         CpuidleStateInfo info[CPUIDLE_STATES_MAX];
+        /* The last values read, carried over by partial samples. */
+        CpuidleStateCounters last[CPUIDLE_STATES_MAX];
+        unsigned moved;             /* bit k: usage of state k moved at the last read */
+        bool has_resume_latency;
+        uint32_t resume_latency_us;
 } SamplerCpu;
 
 struct CpuidleSampler {
@@ -59,6 +72,12 @@ struct CpuidleSampler {
         int governor_fd;
         bool governor_ro;           /* governor_fd is current_governor_ro (before 5.8) */
         char governor[64];
+        unsigned cadence;           /* CPUIDLE_SAMPLER_* */
+        unsigned full_every;
+        unsigned partial_left;      /* partial samples before the next full one */
+        bool full_next;             /* the next sample is full */
+        unsigned skip;              /* CPUIDLE_SAMPLER_* skipping in this sample, 0 = full */
+        unsigned files_read;        /* by the last sample */
         unsigned n_cpus;
         SamplerCpu cpus[];
 };
@@ -96,6 +115,10 @@ static void cpu_close(SamplerCpu *c) {
         fileio_closep(&c->qos_fd);
         c->n_states = 0;
         c->online = false;
+        memset(c->last, 0, sizeof(c->last));
+        c->moved = 0;
+        c->has_resume_latency = false;
+        c->resume_latency_us = 0;
 }
 
 /* Reads a static state file (cpuN/cpuidle/stateK/<name>) into buf.  Returns
@@ -213,6 +236,7 @@ static int cpu_open(CpuidleSampler *s, unsigned cpu, ErrorInfo *e) {
         cpu_close(c);
         c->generation = next_generation();
         c->needs_open = true;
+        c->full = true;
         for (unsigned k = 0; k < CPUIDLE_STATES_MAX; k++) {
                 snprintf(dir, sizeof(dir), CPU_DIR "/cpu%u/cpuidle/state%u", cpu, k);
                 r = dir_exists(s->root_fd, dir);
@@ -275,19 +299,48 @@ static int read_counter(int fd, unsigned cpu, unsigned state, Counter i, uint64_
         return 0;
 }
 
-/* Reads all counters of one state.  Returns 0 or a negative errno. */
-static int read_state_counters(const SamplerCpu *c, unsigned cpu, unsigned k, CpuidleStateCounters *out, ErrorInfo *e) {
-        uint64_t v[_COUNTER_MAX] = {};
+/* Returns the bits (1 << Counter) of the counters of a state that a sample
+ * skipping skip (CPUIDLE_SAMPLER_*, 0 in a full sample) leaves out; moved:
+ * the state's usage moved at this sample or at the previous one. */
+static unsigned counters_skipped(unsigned skip, bool moved) {
+        unsigned mask = 0;
+
+        if (skip & CPUIDLE_SAMPLER_SLOW_TIER)
+                mask |= SLOW_COUNTERS;
+        if ((skip & CPUIDLE_SAMPLER_USAGE_GATE) && !moved)
+                mask |= GATED_COUNTERS;
+        return mask;
+}
+
+/* Reads the counters of state k that this sample does not skip; the others
+ * keep their last values.  usage comes first: it decides the gate.  Returns
+ * 0 or a negative errno. */
+static int read_state_counters(CpuidleSampler *s, SamplerCpu *c, unsigned cpu, unsigned k,
+                               CpuidleStateCounters *out, ErrorInfo *e) {
+        const CpuidleStateCounters *last = &c->last[k];
+        uint64_t v[_COUNTER_MAX] = {
+                [COUNTER_USAGE] = last->usage, [COUNTER_TIME] = last->time_us,
+                [COUNTER_ABOVE] = last->above, [COUNTER_BELOW] = last->below,
+                [COUNTER_REJECTED] = last->rejected, [COUNTER_DISABLE] = last->disabled,
+        };
+        unsigned skipped = 0;
+        bool moved = false;
         int r;
 
         for (unsigned i = 0; i < _COUNTER_MAX; i++) {
-                if (c->fds[k][i] < 0)
+                if (c->fds[k][i] < 0 || (skipped & (1u << i)))
                         continue;
                 r = read_counter(c->fds[k][i], cpu, k, (Counter) i, &v[i], e);
                 if (r < 0)
                         return r;
+                s->files_read++;
+                if (i == COUNTER_USAGE) {
+                        moved = v[i] != last->usage;
+                        skipped = counters_skipped(c->full ? 0 : s->skip, moved || (c->moved & (1u << k)));
+                }
         }
-        *out = (CpuidleStateCounters) {
+        c->moved = moved ? c->moved | (1u << k) : c->moved & ~(1u << k);
+        c->last[k] = *out = (CpuidleStateCounters) {
                 .usage = v[COUNTER_USAGE], .time_us = v[COUNTER_TIME],
                 .above = v[COUNTER_ABOVE], .below = v[COUNTER_BELOW],
                 .rejected = v[COUNTER_REJECTED], .disabled = v[COUNTER_DISABLE] != 0,
@@ -295,39 +348,45 @@ static int read_state_counters(const SamplerCpu *c, unsigned cpu, unsigned k, Cp
         return 0;
 }
 
-/* Reads pm_qos_resume_latency_us of cpu into out.  Returns 0 or a negative
- * errno (-ENODEV/-ENOENT for a stale fd). */
-static int read_resume_latency(const SamplerCpu *c, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e) {
+/* Reads pm_qos_resume_latency_us of cpu unless this sample skips it.
+ * Returns 0 or a negative errno (-ENODEV/-ENOENT for a stale fd). */
+static int read_resume_latency(CpuidleSampler *s, SamplerCpu *c, unsigned cpu, ErrorInfo *e) {
+        uint32_t usec = 0;
         char buf[32];
         int r;
 
-        if (c->qos_fd < 0)
+        if (c->qos_fd < 0 || (!c->full && (s->skip & CPUIDLE_SAMPLER_SLOW_TIER)))
                 return 0;
         r = pread_value(c->qos_fd, buf, sizeof(buf));
         if (r == -ENODEV || r == -ENOENT)
                 return r;
-        if (r >= 0 && cpuidle_parse_resume_latency(buf, &out->resume_latency_us) < 0)
+        if (r >= 0 && cpuidle_parse_resume_latency(buf, &usec) < 0)
                 r = -EBADMSG;
         if (r < 0)
                 return errinfo_set(e, r == -EFBIG ? -EBADMSG : r,
                                    CPU_DIR "/cpu%u/power/pm_qos_resume_latency_us: %s",
                                    cpu, r == -EBADMSG || r == -EFBIG ? "invalid value" : strerror(-r));
-        out->has_resume_latency = true;
+        s->files_read++;
+        c->resume_latency_us = usec;
+        c->has_resume_latency = true;
         return 0;
 }
 
 /* Fills out from the open fds of cpu.  Returns 0 or a negative errno. */
-static int cpu_read(const SamplerCpu *c, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e) {
+static int cpu_read(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e) {
+        SamplerCpu *c = &s->cpus[cpu];
         int r;
 
         out->online = c->online;
         out->n_states = c->n_states;
         out->generation = c->generation;
-        out->has_resume_latency = false;
-        out->resume_latency_us = 0;
-        r = read_resume_latency(c, cpu, out, e);
+        r = read_resume_latency(s, c, cpu, e);
         for (unsigned k = 0; r >= 0 && k < c->n_states; k++)
-                r = read_state_counters(c, cpu, k, &out->states[k], e);
+                r = read_state_counters(s, c, cpu, k, &out->states[k], e);
+        out->has_resume_latency = c->has_resume_latency;
+        out->resume_latency_us = c->resume_latency_us;
+        if (r >= 0)
+                c->full = false;
         return r;
 }
 
@@ -346,13 +405,13 @@ static int cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, Er
                 if (r < 0)
                         return r;
         }
-        r = cpu_read(c, cpu, out, e);
+        r = cpu_read(s, cpu, out, e);
         if (r != -ENODEV && r != -ENOENT)
                 return r;
         r = cpu_open(s, cpu, e);
         if (r < 0)
                 return r;
-        r = cpu_read(c, cpu, out, e);
+        r = cpu_read(s, cpu, out, e);
         if (r == -ENODEV || r == -ENOENT)
                 return errinfo_set(e, r, CPU_DIR "/cpu%u/cpuidle: files vanished while reading", cpu);
         return r;
@@ -407,12 +466,49 @@ static int check_governor(CpuidleSampler *s, ErrorInfo *e) {
         return 0;
 }
 
-int cpuidle_sampler_read(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e) {
-        int r = check_governor(s, e);
+/* Returns what this sample skips (CPUIDLE_SAMPLER_*, 0 = a full sample)
+ * and advances the cadence. */
+static unsigned cadence_next(CpuidleSampler *s) {
+        if (s->cadence == 0 || s->full_every <= 1)
+                return 0;
+        if (s->full_next || s->partial_left == 0) {
+                s->full_next = false;
+                s->partial_left = s->full_every - 1;
+                return 0;
+        }
+        s->partial_left--;
+        return s->cadence;
+}
 
+int cpuidle_sampler_read(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e) {
+        int r;
+
+        s->files_read = 0;
+        s->skip = cadence_next(s);
+        r = check_governor(s, e);
+        s->files_read += s->governor_fd >= 0;
         for (unsigned cpu = 0; r >= 0 && cpu < s->n_cpus; cpu++)
                 r = cpu_sample(s, cpu, &out[cpu], e);
+        if (r < 0)
+                s->full_next = true;    /* the carried-over values may be half updated */
         return r;
+}
+
+int cpuidle_sampler_set_cadence(CpuidleSampler *s, unsigned flags, unsigned full_every) {
+        if ((flags & ~(unsigned) (CPUIDLE_SAMPLER_SLOW_TIER | CPUIDLE_SAMPLER_USAGE_GATE)) || full_every < 1)
+                return -EINVAL;
+        s->cadence = flags;
+        s->full_every = full_every;
+        s->full_next = true;
+        return 0;
+}
+
+void cpuidle_sampler_request_full(CpuidleSampler *s) {
+        s->full_next = true;
+}
+
+unsigned cpuidle_sampler_files_read(const CpuidleSampler *s) {
+        return s->files_read;
 }
 
 void cpuidle_sampler_invalidate(CpuidleSampler *s) {
@@ -445,6 +541,8 @@ static CpuidleSampler *sampler_alloc(unsigned n_cpus) {
                 return NULL;
         s->root_fd = AT_FDCWD;
         s->governor_fd = -1;
+        s->full_every = 1;
+        s->full_next = true;
         s->n_cpus = n_cpus;
         for (unsigned cpu = 0; cpu < n_cpus; cpu++) {
                 SamplerCpu *c = &s->cpus[cpu];

@@ -72,7 +72,7 @@ keys = {"workload", "table", "governor", "intervals", "correct_pct", "too_deep_p
         "too_shallow_pct", "energy", "latency_penalty_us", "regret_pct"}
 rows = d["rows"]
 assert all(keys <= set(r) for r in rows), "missing keys"
-assert len(rows) == 2 * (8 + 7), len(rows)
+assert len(rows) == 2 * (10 + 9), len(rows)
 assert all(r["energy"] == 1.0 for r in rows if r["governor"] == "oracle")
 assert {s["governor"] for s in d["skipped"]} == {"haltpoll"}
 assert all(abs(r["correct_pct"] + r["too_deep_pct"] + r["too_shallow_pct"] - 100) < 0.01 for r in rows)

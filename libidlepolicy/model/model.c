@@ -237,6 +237,31 @@ unsigned model_row_evidence(const ModelCpu *m, unsigned s) {
         return s < m->n_states ? (m->evidence[s] + (1u << (MODEL_FINE_SHIFT - 1))) >> MODEL_FINE_SHIFT : 0;
 }
 
+/* The learned part of the fine share sum(row s, j in [lo, hi)), Q10. */
+static unsigned evidence_share(const ModelCpu *m, unsigned s, unsigned lo, unsigned hi) {
+        int64_t e = m->evidence[s], share = 0, prior_share = 0, learned;
+        uint16_t prior[MODEL_STATES_MAX];
+
+        if (s >= m->n_states || e == 0)
+                return 0;
+        model_prior_row(m->n_states, s, prior);
+        for (unsigned j = lo; j < hi && j < m->n_states; j++) {
+                share += m->fine[s][j];
+                prior_share += (int64_t) prior[j] << MODEL_FINE_SHIFT;
+        }
+        learned = (share * (int64_t) MODEL_FINE_ONE - ((int64_t) MODEL_FINE_ONE - e) * prior_share) / e;
+        learned = learned < 0 ? 0 : learned > (int64_t) MODEL_FINE_ONE ? (int64_t) MODEL_FINE_ONE : learned;
+        return (unsigned) ((learned + (1 << (MODEL_FINE_SHIFT - 1))) >> MODEL_FINE_SHIFT);
+}
+
+unsigned model_evidence_shallower(const ModelCpu *m, unsigned s) {
+        return evidence_share(m, s, 0, s);
+}
+
+unsigned model_evidence_deeper(const ModelCpu *m, unsigned s) {
+        return evidence_share(m, s, s + 1, MODEL_STATES_MAX);
+}
+
 unsigned model_row_shallower(const ModelCpu *m, unsigned s) {
         unsigned sum = 0;
 

@@ -75,7 +75,8 @@ uint32_t model_keep_q16(unsigned k, uint64_t u);
  * targets; where no shallower (deeper) state was enabled, the evidence
  * producer estimated against the adjacent disabled state s-1 (s+1), and
  * that state is the target; a too-shallow count on the deepest state or a
- * too-deep count on state 0 counts as right).  A row with usage > 0 moves toward its evidence distribution by
+ * too-deep count on state 0 counts as right).  A row with usage > 0 moves
+ * toward its evidence distribution by
  * 1 - (1 - 2^-k)^usage (computed in Q16 by binary exponentiation); a row with
  * usage 0 ages toward the prior by 2^-g.  Rows stay normalised and clamped.
  * Returns 0, or -EINVAL for bad params. */
@@ -83,6 +84,14 @@ int model_cpu_learn(ModelCpu *m, const ModelEvidence ev[], const bool enabled[],
 
 /* How much of row s is evidence rather than prior, Q10 (0..1024). */
 unsigned model_row_evidence(const ModelCpu *m, unsigned s);
+
+/* The shallower (deeper) share of row s as the evidence alone has it, Q10:
+ * a row is evidence × what was learned + (1 - evidence) × prior (learning
+ * and aging both keep that form; only the clamps bend it), so the learned share is
+ * recovered from the row; aging then fades how much a row says, not what
+ * it says.  0 for a row without evidence. */
+unsigned model_evidence_shallower(const ModelCpu *m, unsigned s);
+unsigned model_evidence_deeper(const ModelCpu *m, unsigned s);
 
 /* Sum of W[s][j] for j < s (weight of "too deep"), and for j > s. */
 unsigned model_row_shallower(const ModelCpu *m, unsigned s);

@@ -14,7 +14,9 @@
  *      shallow");
  *   3. the plan disabled the neighbour: the kernel counts nothing against a
  *      disabled state, so the state at the cap never looks too shallow and
- *      the one at the floor never too deep.
+ *      the one at the floor never too deep; the estimate is made against
+ *      the next state the plan could enable (one disabled by hand is
+ *      skipped: the plan can never offer it).
  * In those cases the count is re-derived:
  *   d   = Δtime / Δusage, the mean idle duration in s (µs);
  *   R   = policy_residency_us() of the state compared against: the
@@ -32,8 +34,9 @@
  *   too shallow = usage × q(R(next deeper)): every entry that lasted long
  *                 enough for the deeper state, whatever ended it.
  * The exponential model over-states the tail of a bimodal mix (many short
- * wakeups, a few long sleeps), so it errs toward "too shallow" at a cap:
- * toward lifting it, the side that never costs energy. */
+ * wakeups, a few long sleeps), so it errs toward "too shallow" at a cap;
+ * whether lifting the cap pays is then priced from the measured mean
+ * (policy-model.c), which the mix does not fool. */
 #include "policy-internal.h"
 
 /* e^-i, e^-(i/16) and e^-(i/256) for i = 0..15, in Q16. */
@@ -115,8 +118,6 @@ static uint64_t derive_too_shallow(const PolicyTick *t, unsigned s, unsigned dee
         return scale_q10(t->d_usage[s], tail_q10(t, s, policy_residency_us(&t->states[deeper])));
 }
 
-/* A neighbour the plan disabled is estimated against; one disabled by hand
- * is skipped (the plan can never offer it). */
 static void state_evidence(const PolicyTick *t, const bool enabled[], unsigned s, ModelEvidence *ev) {
         uint64_t u = t->d_usage[s];
         int shallower = state_from(t, enabled, s, -1, false), deeper = state_from(t, enabled, s, +1, false);

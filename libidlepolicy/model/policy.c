@@ -3,6 +3,7 @@
  * policy.h).  The model's own moves are in policy-model.c, the evidence in
  * policy-evidence.c, the KVM polling decision in policy-poll.c. */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 
 #include "policy-internal.h"
@@ -31,6 +32,7 @@ void cpu_plan_init(CpuPlan *p, unsigned n_states) {
         *p = (CpuPlan) {
                 .cap = deepest,
                 .model_cap = deepest,
+                .held_ticks = UINT_MAX,       /* nothing moved yet: nothing to hold */
         };
 }
 
@@ -112,9 +114,9 @@ static unsigned util_cap(const Profile *prof, const PolicyTick *t, const PlanBou
         return b->bound;
 }
 
-/* Whether this tick explores past a model bound: with probability
- * (share + POLICY_EXPLORE_BASE) >> explore_shift, Q10, drawn from 10 bits
- * of the random number. */
+/* Whether this tick explores past a model cap: with probability
+ * (share + POLICY_EXPLORE_BASE) >> explore_shift, Q10, drawn from the top
+ * 10 bits of the random number. */
 static bool explore_draw(const Profile *prof, unsigned share, uint32_t bits10) {
         if (prof->explore_shift == 0)
                 return false;
@@ -152,20 +154,14 @@ static void compose_cap(const Profile *prof, const ModelCpu *m, const PolicyTick
                 next->cap_reason = PLAN_REASON_HOLD;
 }
 
-static void compose_floor(const Profile *prof, const ModelCpu *m, const PolicyTick *t, const PlanBounds *b,
-                          const ModelMove *mv, uint32_t random, CpuPlan *next) {
+/* The floor needs no exploration: whether its entries would be better off
+ * below is measured every tick (policy-model.c). */
+static void compose_floor(const PlanBounds *b, const ModelMove *mv, CpuPlan *next) {
         next->floor = b->lowest;
         next->floor_reason = b->floor_reason;
         if (next->model_floor > next->floor) {
                 next->floor = next->model_floor;
                 next->floor_reason = mv->floor_held ? PLAN_REASON_HOLD : PLAN_REASON_MODEL;
-                if (explore_draw(prof, model_row_shallower(m, next->floor), (random >> 12) & 1023)) {
-                        unsigned lowered = next_allowed(t, next->floor, -1, b->lowest, next->floor);
-
-                        next->exploring |= lowered != next->floor;
-                        next->floor_reason = lowered != next->floor ? PLAN_REASON_EXPLORATION : next->floor_reason;
-                        next->floor = lowered;
-                }
         } else if (mv->floor_held && next->floor == next->model_floor)
                 next->floor_reason = PLAN_REASON_HOLD;
         if (next->floor > next->cap) {
@@ -189,7 +185,7 @@ int policy_decide_cpu(const Profile *prof, const ModelCpu *m, const PolicyTick *
         policy_model_step(prof, m, t, &b, &next, &mv);
         next.exploring = false;
         compose_cap(prof, m, t, &b, ucap, &mv, random, &next);
-        compose_floor(prof, m, t, &b, &mv, random, &next);
+        compose_floor(&b, &mv, &next);
         changed = next.cap != plan->cap || next.floor != plan->floor;
         *plan = next;
         return changed;

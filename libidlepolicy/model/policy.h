@@ -63,13 +63,14 @@ typedef struct CpuPlan {
         PlanReason floor_reason;
         bool exploring;               /* this tick's cap was lifted by exploration */
         bool util_active;             /* the util rule is engaged (hysteresis) */
-        unsigned held_ticks;          /* ticks since cap/floor last moved */
+        unsigned held_ticks;          /* ticks since the model last moved model_cap/model_floor
+                                       * (UINT_MAX before its first move) */
         unsigned model_cap;           /* the cap the model alone wants (kept across exploration) */
         unsigned model_floor;         /* the floor the model alone wants */
 } CpuPlan;
 
 /* Initial plan: everything allowed (cap = n-1, floor = 0); the model's
- * first move comes after hold_ticks ticks of evidence. */
+ * first move may come as soon as a row speaks (nothing to hold yet). */
 void cpu_plan_init(CpuPlan *p, unsigned n_states);
 
 /* Which states the plan allows: floor <= s <= cap and not manual_disabled
@@ -121,23 +122,32 @@ void policy_evidence(const PolicyTick *t, const bool enabled[], ModelEvidence re
  *          HOLD replaces MODEL while hold_ticks keep a wanted move back.
  *   floor: MANUAL (shallower states disabled by hand), MODEL / HOLD; a floor
  *          above the cap yields to it and takes the cap's reason.
- * The model moves model_cap and model_floor one state per decision, and only
- * once hold_ticks ticks have passed since the last move.  A row "says too
- * deep" when shallower(s) > too_deep_tolerance, "too shallow" when
- * deeper(s) > too_shallow_tolerance, and either only when at least half of
- * it is evidence (model_row_evidence() >= 512): a row that is mostly prior,
- * never fed or aged back, says nothing.
- *   cap shallower: the cap's row says too deep, and the next state below
- *                  does not say too shallow (else the base governor's mix
- *                  of the two is better than either alone);
- *   cap deeper:    the cap's row says too shallow, and the capped state's
- *                  row no longer says too deep (re-measured by exploration,
- *                  or aged);
- *   floor deeper / shallower: the mirror image.
+ * The model moves model_cap and model_floor once hold_ticks ticks have
+ * passed since its last move.  A row "speaks" when at least half of it is
+ * evidence (model_row_evidence() >= 512; a row that is mostly prior, never
+ * fed or aged back, says nothing); it then "says too deep" when its learned
+ * shallower share (model_evidence_shallower()) exceeds too_deep_tolerance,
+ * "too shallow" when its learned deeper share exceeds
+ * too_shallow_tolerance.  The rows say when; a price says whether: moving
+ * the entries of s to to costs, per entry, in µs of latency,
+ *     burn_price × (P_to - P_s) × (d_s - R_deeper) + φ × (L_to - L_s)
+ * (d_s the tick's mean idle period in s, R the break-even residency, so
+ * the energy term is exact up to the power ratio P_i = 2^-i assumed per
+ * state; L the believed exit latency, φ the non-timer share of wakeups),
+ * and a move is made only when that is negative (policy-model.c).
+ *   cap down:   from the deepest state whose row speaks, past every state
+ *               that says too deep and whose entries pay to move down;
+ *   cap up:     one state, when the cap's row says too shallow and either
+ *               its entries would pay to move up or the capped state's row,
+ *               re-measured by exploration, speaks and no longer says too
+ *               deep;
+ *   floor up:   the mirror of cap down;
+ *   floor down: one state, when the floor's row says too deep and its
+ *               entries pay to move down.
  * Exploration: with probability (deeper(cap) + 32) >> explore_shift per tick
- * (Q10) the state above a model cap is allowed for this tick; likewise,
- * with (shallower(floor) + 32) >> explore_shift, the state below a model
- * floor.  explore_shift 0 = never. */
+ * (Q10) the state above a model cap is allowed for this tick, so that its
+ * row is re-measured.  explore_shift 0 = never.  (The floor needs none: its
+ * own entries show every tick whether they would be better off below.) */
 int policy_decide_cpu(const Profile *prof, const ModelCpu *m, const PolicyTick *t,
                       uint32_t random, CpuPlan *plan);
 

@@ -10,7 +10,7 @@
 
 #include "profile.h"
 
-#define PCT_TO_Q10(p) ((unsigned) ((p) * 1024u / 100u))
+#define PCT_TO_Q10(p) ((unsigned) (((p) * 1024u + 50u) / 100u))   /* rounded, as the parser does */
 
 typedef enum KeyKind {
         KEY_NAME,
@@ -57,14 +57,14 @@ static const char *const governor_names[] = { "menu", "teo", "ladder", "haltpoll
 void profile_init(Profile *p, const char *name) {
         *p = (Profile) {
                 .latency_limit_us = 0,
-                .too_deep_tolerance = PCT_TO_Q10(50),
+                .too_deep_tolerance = PCT_TO_Q10(30),
                 .too_shallow_tolerance = PCT_TO_Q10(25),
-                .burn_price = 256,
+                .burn_price = 1024,
                 .util_threshold = 1024,
                 .util_hysteresis = PCT_TO_Q10(10),
                 .learn_shift = 6,
                 .age_shift = 3,
-                .explore_shift = 2,
+                .explore_shift = 3,
                 .hold_ticks = 2,
                 .governor = PROFILE_GOVERNOR_KEEP,
         };

@@ -26,7 +26,9 @@ typedef struct Profile {
         uint32_t latency_limit_us;    /* deepest state's (calibrated) exit latency must be <= this; 0 = none */
         unsigned too_deep_tolerance;  /* Q10: cap goes shallower when W[cap][<cap] exceeds it */
         unsigned too_shallow_tolerance; /* Q10: floor goes deeper when W[floor][>floor] exceeds it */
-        unsigned burn_price;          /* Q10: price of one burned CPU-µs in µs of wakeup latency (1024 = equal) */
+        unsigned burn_price;          /* Q10: price of one burned CPU-µs in µs of wakeup latency (1024 = equal);
+                                       * it also prices a shallower state's power against the exit
+                                       * latency it saves (policy_decide_cpu()) */
         unsigned util_threshold;      /* Q10 busy fraction above which the util rule caps; 1024 = off */
         unsigned util_hysteresis;     /* Q10: the rule releases below threshold - hysteresis */
         unsigned learn_shift;         /* model k */
@@ -42,14 +44,19 @@ typedef struct ProfileSet {
         Profile profiles[PROFILES_MAX];
 } ProfileSet;
 
-/* Fills p with the defaults of a "balanced" profile named name. */
+/* Fills p with the defaults of a "balanced" profile named name: the values
+ * of the shipped balanced.json (a unit test keeps the two equal), which the
+ * simulator's idlepolicy governor uses. */
 void profile_init(Profile *p, const char *name);
 
 /* Parses one profile file's JSON text.  The profile's name is the "name" key,
  * else the file name without ".json".  Unknown keys, wrong types and values
  * out of range are rejected: -EINVAL with e = "FILE: key \"K\": reason".
  * Percentages in the file are given as numbers 0..100 (e.g. "too_deep_tolerance": 10)
- * and stored as Q10.  Returns 0; *ret untouched on failure. */
+ * and stored as Q10 (rounded); "burn_price" is a plain ratio 0..1000 (e.g. 0.25)
+ * stored as Q10; "governor" is "keep", "auto" or one of menu, teo, ladder,
+ * haltpoll; keys left out keep profile_init()'s defaults (the balanced
+ * ones).  Returns 0; *ret untouched on failure. */
 int profile_parse(const char *text, const char *filename, Profile *ret, ErrorInfo *e);
 
 /* Adds or replaces p in s by name.  Returns 0, or -E2BIG when full. */

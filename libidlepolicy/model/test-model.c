@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "test-model-helpers.h"
 #include "model.h"
 
 static const ModelParams params = { .learn_shift = 6, .age_shift = 3, .clamp = MODEL_CLAMP_DEFAULT };
@@ -260,6 +261,37 @@ START_TEST(test_ten_states_targets) {
 }
 END_TEST
 
+/* How much of a row is evidence: it grows as the row learns and fades as
+ * the row ages, and the learned share read back from the row survives the
+ * aging (only how much the row says fades, not what it says). */
+START_TEST(test_evidence) {
+        ModelCpu m;
+        unsigned e1, learned;
+
+        model_cpu_init(&m, 4);
+        ck_assert_uint_eq(model_row_evidence(&m, 3), 0);
+        ck_assert_uint_eq(model_evidence_shallower(&m, 3), 0);
+        learn_ticks(&m, 3, (ModelEvidence) { .usage = 64, .too_deep = 32 }, 1, &params);
+        e1 = model_row_evidence(&m, 3);
+        ck_assert_uint_le(absdiff(e1, 1024 - (model_keep_q16(6, 64) >> 6)), 1);
+        learn_ticks(&m, 3, (ModelEvidence) { .usage = 1000, .too_deep = 500 }, 5, &params);
+        ck_assert_uint_eq(model_row_evidence(&m, 3), 1024);
+        learned = model_evidence_shallower(&m, 3);
+        ck_assert_uint_le(absdiff(learned, 512), 2);
+        for (unsigned i = 0; i < 5; i++) {
+                unsigned before = model_row_evidence(&m, 3);
+
+                learn_ticks(&m, 0, (ModelEvidence) {}, 1, &params);
+                ck_assert_uint_le(absdiff(model_row_evidence(&m, 3), before - before / 8), 1);
+                ck_assert_uint_le(absdiff(model_evidence_shallower(&m, 3), learned), 3);
+        }
+        ck_assert_uint_lt(model_row_shallower(&m, 3), 500);     /* the row itself drifted to the prior */
+        learn_ticks(&m, 0, (ModelEvidence) {}, 200, &params);
+        ck_assert_uint_eq(model_row_evidence(&m, 3), 0);
+        ck_assert_uint_eq(model_evidence_shallower(&m, 3), 0);
+}
+END_TEST
+
 START_TEST(test_set_row_and_params) {
         uint16_t row[MODEL_STATES_MAX] = { 100, 900, 24 };
         ModelParams bad = params;
@@ -302,17 +334,12 @@ static Suite *model_suite(void) {
         tcase_add_test(tc, test_one_state);
         tcase_add_test(tc, test_two_states);
         tcase_add_test(tc, test_ten_states_targets);
+        tcase_add_test(tc, test_evidence);
         tcase_add_test(tc, test_set_row_and_params);
         suite_add_tcase(s, tc);
         return s;
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(model_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return model_test_run(model_suite());
 }

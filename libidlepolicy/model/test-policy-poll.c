@@ -4,6 +4,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "test-model-helpers.h"
 #include "policy.h"
 
 #define HALT_COST_US 50
@@ -172,11 +173,5 @@ static Suite *poll_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(poll_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return model_test_run(poll_suite());
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test-model-helpers.h"
 #include "policy-internal.h"
 
 enum { POLL, C1, C1E, C6 };
@@ -52,6 +53,12 @@ static void env_init(Env *e, unsigned n) {
         model_cpu_init(&e->m, n);
         cpu_plan_init(&e->plan, n);
         e->rng = 1;
+}
+
+/* Four states, moves allowed at once. */
+static void env_quick(Env *e) {
+        env_init(e, 4);
+        e->prof.hold_ticks = 0;
 }
 
 /* One daemon tick: evidence against the plan in force, learn, decide.
@@ -175,11 +182,7 @@ START_TEST(test_model_cap) {
         e.prof.hold_ticks = 2;
         counters(&t, C1E, 1000, 30, 0, 0);
         counters(&t, C6, 1000, 30, 1000, 0);
-        ck_assert_int_eq(env_tick(&e, &t), 0);
-        ck_assert_int_eq(e.plan.cap_reason, PLAN_REASON_HOLD);
-        ck_assert_int_eq(env_tick(&e, &t), 0);
-        ck_assert_int_eq(e.plan.cap_reason, PLAN_REASON_HOLD);
-        ck_assert_int_eq(env_tick(&e, &t), 1);
+        ck_assert_int_eq(env_tick(&e, &t), 1);       /* the first move needs no wait */
         ck_assert_uint_eq(e.plan.cap, C1E);
         ck_assert_int_eq(e.plan.cap_reason, PLAN_REASON_MODEL);
         /* C6 disabled now: its entries go to C1E, short ones */
@@ -191,12 +194,77 @@ START_TEST(test_model_cap) {
                 ck_assert_int_eq(e.plan.cap_reason, PLAN_REASON_MODEL);
         }
         /* the load turns into long sleeps: the estimate says C1E is too
-         * shallow, but the row of C6 still says too deep; exploration is
-         * off, so only aging lets C6 back */
+         * shallow, and C1E's entries, 5 ms on average, would pay in C6:
+         * the cap lifts at once (the last move is long past hold_ticks) */
         counters(&t, C1E, 200, 5000, 0, 0);
-        for (unsigned i = 0; i < 30 && e.plan.cap == C1E; i++)
-                env_tick(&e, &t);
+        ck_assert_int_eq(env_tick(&e, &t), 1);
         ck_assert_uint_eq(e.plan.cap, C6);
+        ck_assert_int_eq(e.plan.cap_reason, PLAN_REASON_NONE);
+        /* and straight back to short idles: C6 too deep again, but the cap
+         * moved a tick ago: HOLD for hold_ticks ticks, then MODEL */
+        counters(&t, C1E, 1000, 30, 0, 0);
+        counters(&t, C6, 1000, 30, 1000, 0);
+        ck_assert_int_eq(env_tick(&e, &t), 0);
+        ck_assert_uint_eq(e.plan.cap, C6);
+        ck_assert_int_eq(e.plan.cap_reason, PLAN_REASON_HOLD);
+        ck_assert_int_eq(env_tick(&e, &t), 0);
+        ck_assert_int_eq(e.plan.cap_reason, PLAN_REASON_HOLD);
+        ck_assert_int_eq(env_tick(&e, &t), 1);
+        ck_assert_uint_eq(e.plan.cap, C1E);
+        ck_assert_int_eq(e.plan.cap_reason, PLAN_REASON_MODEL);
+}
+END_TEST
+
+/* The rows say when, the price says whether.  Half of C6's entries are
+ * too deep in both cases; when the other half are long sleeps (mean 3 ms,
+ * far above C6's 600 µs break-even) capping would cost energy and the cap
+ * stays; when the entries are short on average it comes down. */
+START_TEST(test_price_gate) {
+        PolicyTick t = skylake_tick();
+        Env e;
+
+        env_quick(&e);
+        t.d_other_wakeups = 2000;
+        counters(&t, C1E, 1000, 30, 0, 0);
+        counters(&t, C6, 1000, 3000, 500, 0);
+        for (unsigned i = 0; i < 10; i++) {
+                ck_assert_int_eq(env_tick(&e, &t), 0);
+                ck_assert_uint_eq(e.plan.cap, C6);
+        }
+        ck_assert_uint_gt(model_evidence_shallower(&e.m, C6), e.prof.too_deep_tolerance);
+        counters(&t, C6, 1000, 300, 500, 0);
+        ck_assert_int_eq(env_tick(&e, &t), 1);
+        ck_assert_uint_eq(e.plan.cap, C1E);
+        ck_assert_int_eq(e.plan.cap_reason, PLAN_REASON_MODEL);
+
+        /* entries a little past the break-even: at par (burn_price 1) the
+         * 123 µs of exit latency saved per wakeup outweigh
+         * (1/4 - 1/8) × 100 µs of power; at a price of 16 they do not */
+        env_quick(&e);
+        counters(&t, C6, 1000, 700, 500, 0);
+        env_tick(&e, &t);
+        ck_assert_uint_eq(e.plan.cap, C1E);
+        env_quick(&e);
+        e.prof.burn_price = 16 * 1024;
+        env_tick(&e, &t);
+        ck_assert_uint_eq(e.plan.cap, C6);
+}
+END_TEST
+
+/* Every C6 and C1E entry is too deep and short: the cap comes down past
+ * both in one move, to the state the rows find right. */
+START_TEST(test_cap_walk) {
+        PolicyTick t = skylake_tick();
+        Env e;
+
+        env_quick(&e);
+        t.d_other_wakeups = 3000;
+        counters(&t, C1, 1000, 3, 0, 0);
+        counters(&t, C1E, 1000, 3, 1000, 0);
+        counters(&t, C6, 1000, 3, 1000, 0);
+        ck_assert_int_eq(env_tick(&e, &t), 1);
+        ck_assert_uint_eq(e.plan.cap, C1);
+        ck_assert_int_eq(e.plan.cap_reason, PLAN_REASON_MODEL);
 }
 END_TEST
 
@@ -206,8 +274,7 @@ START_TEST(test_model_floor) {
         PolicyTick t = skylake_tick();
         Env e;
 
-        env_init(&e, 4);
-        e.prof.hold_ticks = 0;
+        env_quick(&e);
         counters(&t, POLL, 1000, 50, 0, 1000);
         counters(&t, C1, 1000, 50, 0, 0);
         env_tick(&e, &t);
@@ -479,6 +546,8 @@ static Suite *policy_suite(void) {
         tcase_add_test(tc, test_profile_limit);
         tcase_add_test(tc, test_manual);
         tcase_add_test(tc, test_model_cap);
+        tcase_add_test(tc, test_price_gate);
+        tcase_add_test(tc, test_cap_walk);
         tcase_add_test(tc, test_model_floor);
         tcase_add_test(tc, test_util_rule);
         tcase_add_test(tc, test_misdescribed_evidence);
@@ -493,11 +562,5 @@ static Suite *policy_suite(void) {
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(policy_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return model_test_run(policy_suite());
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "test-model-helpers.h"
 
 static const char *profiles_dir;
 
@@ -235,12 +236,6 @@ static Suite *profile_suite(void) {
 }
 
 int main(int argc, char **argv) {
-        SRunner *sr = srunner_create(profile_suite());
-        int failed;
-
         profiles_dir = argc > 1 ? argv[1] : NULL;
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return model_test_run(profile_suite());
 }

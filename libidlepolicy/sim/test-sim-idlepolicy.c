@@ -49,8 +49,8 @@ static unsigned run(Governor *g, unsigned n, uint64_t sleep_ns, uint64_t measure
 
 /* The timer is 10 ms away but an IPI comes after 50 µs, every time: the
  * naive base enters C6 each time, too deep.  idlepolicy caps it at C1E
- * after hold_ticks and keeps it there, bar exploration; when the wakeups
- * turn into the 10 ms timer, the cap lifts within a few ticks. */
+ * after the first tick and keeps it there, bar exploration; when the
+ * wakeups turn into the 10 ms timer, the cap lifts within a few ticks. */
 START_TEST(test_caps_and_recovers) {
         SimTable t = table_from(TABLE_SKYLAKE);
         Governor *g = idlepolicy_on(&governor_naive, &t);
@@ -61,7 +61,8 @@ START_TEST(test_caps_and_recovers) {
         ck_assert_uint_eq(run(g, 20000, MS(10), US(50), C6), 20000);    /* 1 s: the first tick */
         ck_assert_uint_eq(gov_idlepolicy_ticks(g), 1);
         ck_assert_uint_eq(gov_idlepolicy_model(g)->w[C6][C1E], MODEL_ONE - 3 * MODEL_CLAMP_DEFAULT);
-        ck_assert_int_eq(plan->cap_reason, PLAN_REASON_HOLD);
+        ck_assert_uint_eq(plan->model_cap, C1E);
+        ck_assert_int_eq(plan->cap_reason, PLAN_REASON_MODEL);
         run(g, 20000 * 4, MS(10), US(50), C6);
         ck_assert_uint_eq(plan->model_cap, C1E);
         /* 30 s more: C6 only in exploration ticks (1/32 >> 2 a tick, ~1%) */

@@ -5,7 +5,9 @@ Every test gets its own world: a fake sysfs/procfs tree made by
 make-faketree, a private system bus (our own dbus-daemon config, listening on
 a socket in the test's temp dir), optionally a polkit mock
 (python3-dbusmock's polkitd template) and the real idlepolicyd with
---root TREE --runtime-dir RT --tick-usec 100000.  Tests drive it with the
+--root TREE --runtime-dir RT --tick-usec 100000, in observe mode (the
+policy learns but writes nothing unless a test asks for enforce) with its
+state directory and profile overrides in the test's temp dir.  Tests drive it with the
 real clients (busctl, idlepolicyctl) and with dbus-python, and compare what
 they see with the files in the tree.
 
@@ -59,7 +61,17 @@ ACTIONS = {
     'SetStateDisabled': BUS_NAME + '.set-state',
     'SetResumeLatency': BUS_NAME + '.set-resume-latency',
     'Restore': BUS_NAME + '.restore',
+    'SetProfile': BUS_NAME + '.set-profile',
+    'SetMode': BUS_NAME + '.set-mode',
+    'Calibrate': BUS_NAME + '.calibrate',
 }
+
+# The calibration helper's stand-in (see mock-calibrate).
+MOCK_CALIBRATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'mock-calibrate')
+
+# The built-in profiles (conf/profiles in the source tree).
+PROFILE_DIR = os.environ.get('IDLEPOLICY_PROFILES') or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), '..', '..', 'conf', 'profiles')
 
 BUS_CONFIG = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -327,6 +339,9 @@ class IdlePolicyTestCase(unittest.TestCase):
         self.tree = os.path.join(self.tmp, 'tree')
         self.runtime_dir = os.path.join(self.tmp, 'run')
         os.mkdir(self.runtime_dir)
+        self.state_dir = os.path.join(self.tmp, 'state')
+        self.profiles_d = os.path.join(self.tmp, 'profiles.d')
+        os.mkdir(self.profiles_d)
         self.make_tree(self.tree, self.TREE_ARGS)
         self.original = snapshot_tree(self.tree)
         self.original_knobs = knob_values(self.tree)
@@ -406,15 +421,25 @@ class IdlePolicyTestCase(unittest.TestCase):
             text = f.read()
         return [a for a in ACTIONS.values() if a in text]
 
-    def daemon_argv(self, extra=()):
-        return [self.daemon_exe, '--root', self.tree, '--runtime-dir', self.runtime_dir,
-                '--tick-usec', str(TICK_USEC)] + list(extra)
+    def policy_args(self, mode='observe'):
+        """The daemon options that keep the policy inside the test: the mode
+        (None: the persisted one), the state dir and the profile dirs."""
+        args = ['--state-dir', self.state_dir, '--profile-dir', PROFILE_DIR,
+                '--profile-override-dir', self.profiles_d, '--calibrate-helper', MOCK_CALIBRATE]
+        return args + (['--mode', mode] if mode else [])
 
-    def start_daemon(self, extra=(), argv=None):
-        """Starts idlepolicyd and waits until it owns its bus name."""
+    def daemon_argv(self, extra=(), mode='observe'):
+        return [self.daemon_exe, '--root', self.tree, '--runtime-dir', self.runtime_dir,
+                '--tick-usec', str(TICK_USEC)] + self.policy_args(mode) + list(extra)
+
+    def start_daemon(self, extra=(), argv=None, env=None, mode='observe'):
+        """Starts idlepolicyd and waits until it owns its bus name.  env:
+        extra environment (for mock-calibrate); mode: --mode (None: the
+        persisted one)."""
         self.daemon_runs += 1
         log = os.path.join(self.tmp, f'idlepolicyd-{self.daemon_runs}.log')
-        self.daemon = Process(argv or self.daemon_argv(extra), log, self.env())
+        self.daemon = Process(argv or self.daemon_argv(extra, mode), log,
+                              self.env(IDLEPOLICY_MOCK_TREE=self.tree, **(env or {})))
         self.addCleanup(self._stop_daemon_and_dump, self.daemon)
         wait_for(lambda: self.bus.name_has_owner(BUS_NAME) or not self.daemon.alive(),
                  timeout=15, what='idlepolicyd on the bus')

@@ -16,6 +16,9 @@ CALLS = [
     ('SetStateDisabled', ['usb', '1', '0', 'true'], ['uint32:1', 'string:0', 'boolean:true'],
      T.state_file(1, 0, 'disable')),
     ('SetResumeLatency', ['uu', '0', '20'], ['uint32:0', 'uint32:20'], T.latency_file(0)),
+    ('SetProfile', ['s', 'performance'], ['string:performance'], None),
+    ('SetMode', ['s', 'observe'], ['string:observe'], None),
+    ('Calibrate', [], [], None),
     ('Restore', [], [], None),
 ]
 

@@ -149,7 +149,7 @@ class Reload(T.IdlePolicyTestCase):
         self.config = os.path.join(self.tmp, 'idlepolicyd.conf')
         self.write_config({'tick_usec': 100000, 'log_level': 'debug'})
         self.start_daemon(argv=[self.daemon_exe, '--root', self.tree, '--runtime-dir', self.runtime_dir,
-                                '--config', self.config])
+                                '--config', self.config] + self.policy_args())
 
     def write_config(self, content):
         with open(self.config, 'w', encoding='utf-8') as f:
@@ -188,7 +188,7 @@ class Reload(T.IdlePolicyTestCase):
         self.stop_daemon()
         self.write_config('{"tick_usec": "soon"}')
         argv = [self.daemon_exe, '--root', self.tree, '--runtime-dir', self.runtime_dir,
-                '--config', self.config]
+                '--config', self.config] + self.policy_args()
         r = T.subprocess.run(argv, capture_output=True, text=True, env=self.env(), timeout=10, check=False)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn('tick_usec', r.stdout + r.stderr)

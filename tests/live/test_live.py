@@ -202,6 +202,9 @@ class Live(unittest.TestCase):
         self.addCleanup(T.shutil.rmtree, self.tmp, True)
         self.addCleanup(self._put_back_and_report)
         self.runtime_dir = os.path.join(self.tmp, 'run')
+        self.config = os.path.join(self.tmp, 'idlepolicyd.conf')
+        with open(self.config, 'w', encoding='utf-8') as f:
+            f.write('{"calibrate_on_first_start": false}\n')
         socket = os.path.join(self.tmp, 'bus')
         conf = os.path.join(self.tmp, 'bus.conf')
         with open(conf, 'w', encoding='utf-8') as f:
@@ -234,8 +237,12 @@ class Live(unittest.TestCase):
 
     def start_daemon(self):
         self.runs += 1
+        # Observe mode, the state in the test's temp dir, no first-start
+        # calibration: the daemon changes only what the test asks for.
         self.daemon = T.Process([self.daemon_exe, '--root', '/', '--runtime-dir', self.runtime_dir,
-                                 '--tick-usec', '100000'],
+                                 '--tick-usec', '100000', '--mode', 'observe',
+                                 '--state-dir', os.path.join(self.tmp, 'state'), '--config', self.config,
+                                 '--profile-dir', T.PROFILE_DIR],
                                 os.path.join(self.tmp, f'idlepolicyd-{self.runs}.log'), self.env())
         _children.append(self.daemon)
         self.addCleanup(self._dump, self.daemon)

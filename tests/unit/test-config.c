@@ -10,6 +10,9 @@
 #define TICK_REASON "must be an integer between 10000 and 3600000000"
 #define DIR_REASON "must be an absolute path (a string) shorter than 256 characters"
 #define LEVEL_REASON "must be one of \"err\", \"warning\", \"notice\", \"info\", \"debug\""
+#define MODE_REASON "must be \"observe\" or \"enforce\""
+#define BOOL_REASON "must be true or false"
+#define HOLD_REASON "must be an integer between 0 and 3600000000"
 
 static Config parse_ok(const char *text) {
         ErrorInfo e = {};
@@ -53,6 +56,9 @@ START_TEST(test_defaults) {
         ck_assert_str_eq(c.runtime_directory, RUNTIME_DIR);
         ck_assert_str_eq(c.state_directory, STATE_DIR);
         ck_assert_int_eq(c.log_level, LOG_LEVEL_INFO);
+        ck_assert_int_eq(c.mode, DAEMON_MODE_ENFORCE);
+        ck_assert_int_eq(c.calibrate_on_first_start, -1);
+        ck_assert_uint_eq(c.governor_hold_usec, CONFIG_GOVERNOR_HOLD_USEC_DEFAULT);
         c = parse_ok("{}");
         ck_assert_uint_eq(c.tick_usec, CONFIG_TICK_USEC_DEFAULT);
         ck_assert_str_eq(c.runtime_directory, RUNTIME_DIR);
@@ -194,6 +200,43 @@ START_TEST(test_log_levels) {
 }
 END_TEST
 
+START_TEST(test_policy_keys) {
+        Config c = parse_ok("{ \"mode\": \"observe\", \"calibrate_on_first_start\": false,\n"
+                            "  \"governor_hold_usec\": 0 }");
+
+        ck_assert_int_eq(c.mode, DAEMON_MODE_OBSERVE);
+        ck_assert_int_eq(c.calibrate_on_first_start, 0);
+        ck_assert_uint_eq(c.governor_hold_usec, 0);
+        c = parse_ok("{ \"mode\": \"enforce\", \"calibrate_on_first_start\": true,"
+                     " \"governor_hold_usec\": 3600000000 }");
+        ck_assert_int_eq(c.mode, DAEMON_MODE_ENFORCE);
+        ck_assert_int_eq(c.calibrate_on_first_start, 1);
+        ck_assert_uint_eq(c.governor_hold_usec, CONFIG_GOVERNOR_HOLD_USEC_MAX);
+
+        key_fails("{\"mode\": \"Observe\"}", "mode", MODE_REASON);
+        key_fails("{\"mode\": \"\"}", "mode", MODE_REASON);
+        key_fails("{\"mode\": 1}", "mode", MODE_REASON);
+        key_fails("{\"calibrate_on_first_start\": 1}", "calibrate_on_first_start", BOOL_REASON);
+        key_fails("{\"calibrate_on_first_start\": \"yes\"}", "calibrate_on_first_start", BOOL_REASON);
+        key_fails("{\"governor_hold_usec\": -1}", "governor_hold_usec", HOLD_REASON);
+        key_fails("{\"governor_hold_usec\": 3600000001}", "governor_hold_usec", HOLD_REASON);
+        key_fails("{\"governor_hold_usec\": 1.5}", "governor_hold_usec", HOLD_REASON);
+}
+END_TEST
+
+START_TEST(test_modes) {
+        DaemonMode m = DAEMON_MODE_ENFORCE;
+
+        ck_assert_str_eq(daemon_mode_to_string(DAEMON_MODE_OBSERVE), "observe");
+        ck_assert_str_eq(daemon_mode_to_string(DAEMON_MODE_ENFORCE), "enforce");
+        ck_assert_ptr_null(daemon_mode_to_string(_DAEMON_MODE_MAX));
+        ck_assert_int_eq(daemon_mode_from_string("observe", &m), 0);
+        ck_assert_int_eq(m, DAEMON_MODE_OBSERVE);
+        ck_assert_int_eq(daemon_mode_from_string("enforcing", &m), -EINVAL);
+        ck_assert_int_eq(m, DAEMON_MODE_OBSERVE);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("config");
         TCase *tc = unit_tcase(s, "core");
@@ -205,5 +248,7 @@ int main(void) {
         tcase_add_test(tc, test_path_length);
         tcase_add_test(tc, test_load_file);
         tcase_add_test(tc, test_log_levels);
+        tcase_add_test(tc, test_policy_keys);
+        tcase_add_test(tc, test_modes);
         return unit_run(s);
 }

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include "cpuidle.h"
+#include "fileio.h"
+#include "sampler-cadence.h"
 #include "unit.h"
 
 #define CPU_DIR "sys/devices/system/cpu"
@@ -27,15 +29,40 @@ static void system_fails(int fd, int error, const char *needle) {
         ck_assert_msg_has(e, needle);
 }
 
-/* A sampler over the tree's current topology. */
-static CpuidleSampler *sampler_ok(int fd) {
+/* Sampler modes the loop tests run in (_i): every sample full (the
+ * default), or partial samples skipping all they may, with a full one only
+ * after an open, an error or cpuidle_sampler_request_full().  In the latter
+ * the full first sample is taken here, so the test's own reads are partial
+ * unless the sampler has a reason to read everything. */
+enum { MODE_FULL, MODE_PARTIAL, _MODE_MAX };
+
+static void set_mode(CpuidleSampler *s, int mode) {
+        _cleanup_free_ CpuidleCpuSample *out = NULL;
+        ErrorInfo e = {};
+
+        if (mode != MODE_PARTIAL)
+                return;
+        ck_assert_int_eq(cpuidle_sampler_set_cadence(s, CPUIDLE_SAMPLER_SLOW_TIER | CPUIDLE_SAMPLER_USAGE_GATE,
+                                                     1000), 0);
+        out = calloc(cpuidle_sampler_n_cpus(s), sizeof(*out));
+        ck_assert_ptr_nonnull(out);
+        ck_assert_msg(cpuidle_sampler_read(s, out, &e) == 0, "cpuidle_sampler_read: %s", e.message);
+}
+
+/* A sampler over the tree's current topology, in mode. */
+static CpuidleSampler *sampler_mode(int fd, int mode) {
         _cleanup_topology_ Topology *t = NULL;
         CpuidleSampler *s = NULL;
         ErrorInfo e = {};
 
         ck_assert_msg(topology_load(fd, &t, &e) == 0, "topology_load: %s", e.message);
         ck_assert_msg(cpuidle_sampler_new(fd, t, &s, &e) == 0, "cpuidle_sampler_new: %s", e.message);
+        set_mode(s, mode);
         return s;
+}
+
+static CpuidleSampler *sampler_ok(int fd) {
+        return sampler_mode(fd, MODE_FULL);
 }
 
 static void read_ok(CpuidleSampler *s, CpuidleCpuSample *out) {
@@ -174,7 +201,7 @@ END_TEST
 
 START_TEST(test_sampler_tables) {
         FakeTree *t = unit_tree(NULL);
-        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_mode(t->fd, _i);
         const CpuidleStateInfo *st;
         unsigned n = 99;
         const unsigned all = CPUIDLE_HAS_ABOVE | CPUIDLE_HAS_BELOW | CPUIDLE_HAS_REJECTED | CPUIDLE_HAS_DISABLE |
@@ -253,7 +280,7 @@ START_TEST(test_sampler_no_resume_latency_file) {
         FakeTree *t = unit_tree(NULL);
 
         ck_assert_int_eq(faketree_rm_rf(t->fd, CPU_DIR "/cpu0/power"), 0);
-        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_mode(t->fd, _i);
         CpuidleCpuSample out[2];
         read_ok(s, out);
         ck_assert(!out[0].has_resume_latency);
@@ -263,7 +290,7 @@ END_TEST
 
 START_TEST(test_sampler_garbage_counter) {
         FakeTree *t = unit_tree(NULL);
-        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_mode(t->fd, _i);
         CpuidleCpuSample out[2];
 
         ck_assert_int_eq(faketree_write(t->fd, STATE1 "/usage", "12abc\n"), 0);
@@ -318,7 +345,7 @@ START_TEST(test_sampler_old_kernel) {
         FakeTreeOptions o = unit_options(2, 0);
         o.old_kernel = true;
         FakeTree *t = unit_tree(&o);
-        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_mode(t->fd, _i);
         FakeCounters d = { .usage = 7, .time_us = 70, .above = 1, .below = 1 };
         CpuidleCpuSample out[2];
         unsigned n;
@@ -340,7 +367,7 @@ END_TEST
 START_TEST(test_sampler_many_states) {
         FakeTreeOptions o = unit_options(1, CPUIDLE_STATES_MAX);
         FakeTree *t = unit_tree(&o);
-        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_mode(t->fd, _i);
         FakeCounters d = { .usage = 9 };
         CpuidleCpuSample out[1];
         unsigned n;
@@ -368,7 +395,7 @@ START_TEST(test_sampler_governor_switch_new_table) {
                 { "C6", "MWAIT 0x20", 133, 400 },
         };
         FakeTree *t = unit_tree(NULL);
-        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_mode(t->fd, _i);
         FakeCounters d = { .usage = 11, .time_us = 5000 };
         CpuidleCpuSample out[2];
         unsigned n;
@@ -402,7 +429,7 @@ END_TEST
  * counters survive. */
 START_TEST(test_sampler_governor_switch_same_table) {
         FakeTree *t = unit_tree(NULL);
-        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_mode(t->fd, _i);
         FakeCounters d = { .usage = 3 };
         CpuidleCpuSample out[2];
 
@@ -423,7 +450,7 @@ END_TEST
  * in a test tree until cpuidle_sampler_invalidate(). */
 START_TEST(test_sampler_invalidate) {
         FakeTree *t = unit_tree(NULL);
-        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_mode(t->fd, _i);
         FakeCounters d = { .usage = 5 };
         CpuidleCpuSample out[2];
 
@@ -454,6 +481,7 @@ START_TEST(test_sampler_cpu_vanished) {
         ck_assert(topo->cpus[1].online);
         ck_assert_int_eq(faketree_set_offline(t->fd, 1), 0);
         ck_assert_int_eq(cpuidle_sampler_new(t->fd, topo, &s, &e), 0);
+        set_mode(s, _i);
         read_ok(s, out);
         ck_assert(out[0].online);
         ck_assert_uint_eq(out[0].n_states, 2);
@@ -467,7 +495,7 @@ END_TEST
 /* The CPU goes offline after the sampler opened it, then comes back. */
 START_TEST(test_sampler_cpu_offline_and_back) {
         FakeTree *t = unit_tree(NULL);
-        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_mode(t->fd, _i);
         CpuidleCpuSample out[2];
 
         read_ok(s, out);
@@ -490,7 +518,7 @@ START_TEST(test_sampler_offline_and_no_driver) {
         FakeTreeOptions o = unit_options(3, 0);
         o.offline = "1";
         FakeTree *t = unit_tree(&o);
-        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_mode(t->fd, _i);
         CpuidleCpuSample out[3];
 
         read_ok(s, out);
@@ -501,7 +529,7 @@ START_TEST(test_sampler_offline_and_no_driver) {
         FakeTreeOptions none = unit_options(2, 0);
         none.driver = "none";
         FakeTree *t2 = unit_tree(&none);
-        _cleanup_cpuidle_sampler_ CpuidleSampler *s2 = sampler_ok(t2->fd);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s2 = sampler_mode(t2->fd, _i);
         read_ok(s2, out);
         ck_assert(!out[0].online && !out[1].online);
         ck_assert_uint_eq(out[0].n_states, 0);
@@ -532,30 +560,201 @@ START_TEST(test_sampler_fd_limit) {
 }
 END_TEST
 
+/* ---- the sampler's cadence ------------------------------------------------ */
+
+#define FLAGS_ALL (CPUIDLE_SAMPLER_SLOW_TIER | CPUIDLE_SAMPLER_USAGE_GATE)
+
+static unsigned read_count(CpuidleSampler *s, CpuidleCpuSample *out) {
+        read_ok(s, out);
+        return cpuidle_sampler_files_read(s);
+}
+
+START_TEST(test_cadence_args) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+
+        ck_assert_uint_eq(cpuidle_sampler_files_read(s), 0);
+        ck_assert_int_eq(cpuidle_sampler_set_cadence(s, 1u << 7, 10), -EINVAL);
+        ck_assert_int_eq(cpuidle_sampler_set_cadence(s, CPUIDLE_SAMPLER_SLOW_TIER, 0), -EINVAL);
+        ck_assert_int_eq(cpuidle_sampler_set_cadence(s, FLAGS_ALL, CPUIDLE_SAMPLER_FULL_EVERY_DEFAULT), 0);
+        ck_assert_int_eq(cpuidle_sampler_set_cadence(s, 0, 1), 0);
+}
+END_TEST
+
+/* 2 CPUs x 2 states: the governor, then per CPU the resume latency and six
+ * counters per state in a full sample; what each flag leaves out of a
+ * partial one; full_every 1 or no flags: always full. */
+START_TEST(test_cadence_files_read) {
+        static const struct { unsigned flags, full_every, partial; } cases[] = {
+                { 0, 5, 27 }, { FLAGS_ALL, 1, 27 },
+                { CPUIDLE_SAMPLER_SLOW_TIER, 5, 1 + 2 * 2 * 4 },
+                { CPUIDLE_SAMPLER_USAGE_GATE, 5, 1 + 2 * (1 + 2 * 3) },
+                { FLAGS_ALL, 5, 1 + 2 * 2 },
+        };
+        FakeTree *t = unit_tree(NULL);
+        FakeCounters d = { .usage = 1, .time_us = 10 };
+        CpuidleCpuSample out[2];
+
+        for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+
+                ck_assert_int_eq(cpuidle_sampler_set_cadence(s, cases[i].flags, cases[i].full_every), 0);
+                ck_assert_uint_eq(read_count(s, out), 27);
+                for (unsigned n = 1; n < cases[i].full_every; n++)
+                        ck_assert_uint_eq(read_count(s, out), cases[i].partial);
+                ck_assert_uint_eq(read_count(s, out), 27);
+        }
+
+        /* the gate: a state whose usage moved is read whole at that sample
+         * and the next; request_full() makes the next sample full */
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        ck_assert_int_eq(cpuidle_sampler_set_cadence(s, FLAGS_ALL, 100), 0);
+        ck_assert_uint_eq(read_count(s, out), 27);
+        ck_assert_uint_eq(read_count(s, out), 5);
+        ck_assert_int_eq(faketree_bump_state(t->fd, 0, 1, &d), 0);
+        ck_assert_uint_eq(read_count(s, out), 8);
+        ck_assert_uint_eq(read_count(s, out), 8);
+        ck_assert_uint_eq(read_count(s, out), 5);
+        cpuidle_sampler_request_full(s);
+        ck_assert_uint_eq(read_count(s, out), 27);
+        ck_assert_uint_eq(read_count(s, out), 5);
+}
+END_TEST
+
+/* rejected, disable and the resume latency: carried over by partial
+ * samples, read by full ones, by the first after request_full() and by the
+ * first after a reopen. */
+START_TEST(test_cadence_slow_tier) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        const char *qos = CPU_DIR "/cpu1/power/pm_qos_resume_latency_us";
+        FakeCounters d = { .rejected = 4 };
+        CpuidleCpuSample out[2];
+
+        ck_assert_int_eq(cpuidle_sampler_set_cadence(s, CPUIDLE_SAMPLER_SLOW_TIER, 3), 0);
+        read_ok(s, out);
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/disable", "1\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, qos, "20\n"), 0);
+        ck_assert_int_eq(faketree_bump_state(t->fd, 0, 1, &d), 0);
+        for (unsigned n = 0; n < 2; n++) {
+                read_ok(s, out);
+                ck_assert(!out[0].states[1].disabled);
+                ck_assert_uint_eq(out[0].states[1].rejected, 0);
+                ck_assert(out[1].has_resume_latency);
+                ck_assert_uint_eq(out[1].resume_latency_us, 0);
+        }
+        read_ok(s, out);                                /* the third: full */
+        ck_assert(out[0].states[1].disabled);
+        ck_assert_uint_eq(out[0].states[1].rejected, 4);
+        ck_assert_uint_eq(out[1].resume_latency_us, 20);
+
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/disable", "0\n"), 0);
+        read_ok(s, out);
+        ck_assert(out[0].states[1].disabled);           /* carried over */
+        cpuidle_sampler_request_full(s);
+        read_ok(s, out);
+        ck_assert(!out[0].states[1].disabled);
+        uint64_t g = out[0].generation;
+
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/disable", "1\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, qos, "n/a\n"), 0);
+        cpuidle_sampler_invalidate(s);
+        read_ok(s, out);
+        ck_assert_uint_gt(out[0].generation, g);
+        ck_assert(out[0].states[1].disabled);
+        ck_assert_uint_eq(out[1].resume_latency_us, CPUIDLE_RESUME_LATENCY_NA);
+}
+END_TEST
+
+/* time, above and below follow usage: read when it moved at this sample or
+ * the previous one, else carried over (a test tree can change them alone;
+ * the kernel cannot). */
+START_TEST(test_cadence_usage_gate) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        FakeCounters d = { .usage = 1, .time_us = 10, .above = 1, .below = 2 };
+        CpuidleCpuSample out[2];
+
+        ck_assert_int_eq(cpuidle_sampler_set_cadence(s, CPUIDLE_SAMPLER_USAGE_GATE, 100), 0);
+        read_ok(s, out);
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/time", "777\n"), 0);
+        read_ok(s, out);
+        ck_assert_uint_eq(out[0].states[1].time_us, 0);
+        ck_assert_int_eq(faketree_bump_state(t->fd, 0, 1, &d), 0);
+        read_ok(s, out);
+        ck_assert_uint_eq(out[0].states[1].usage, 1);
+        ck_assert_uint_eq(out[0].states[1].time_us, 787);
+        ck_assert_uint_eq(out[0].states[1].above, 1);
+        ck_assert_uint_eq(out[0].states[1].below, 2);
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/above", "3\n"), 0);
+        read_ok(s, out);                                /* the sample after a move */
+        ck_assert_uint_eq(out[0].states[1].above, 3);
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/above", "5\n"), 0);
+        read_ok(s, out);
+        ck_assert_uint_eq(out[0].states[1].above, 3);
+        ck_assert_uint_eq(out[0].states[1].time_us, 787);
+        ck_assert_uint_eq(out[1].states[1].usage, 0);   /* the other CPU untouched */
+        cpuidle_sampler_request_full(s);
+        read_ok(s, out);
+        ck_assert_uint_eq(out[0].states[1].above, 5);
+}
+END_TEST
+
+/* Garbage in a file a partial sample skips is reported when it is read;
+ * after a failed sample the next one is full. */
+START_TEST(test_cadence_garbage) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        FakeCounters d = { .usage = 1 };
+        CpuidleCpuSample out[2];
+
+        ck_assert_int_eq(cpuidle_sampler_set_cadence(s, FLAGS_ALL, 100), 0);
+        read_ok(s, out);
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/rejected", "x\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/below", "-1\n"), 0);
+        read_ok(s, out);                                /* neither read */
+        ck_assert_int_eq(faketree_bump_state(t->fd, 0, 1, &d), 0);
+        read_fails(s, out, -EBADMSG, STATE1 "/below: invalid number \"-1\"");
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/below", "0\n"), 0);
+        read_fails(s, out, -EBADMSG, STATE1 "/rejected: invalid number \"x\"");
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/rejected", "0\n"), 0);
+        read_ok(s, out);
+        ck_assert_uint_eq(out[0].states[1].usage, 1);
+        ck_assert_uint_eq(cpuidle_sampler_files_read(s), 27);   /* still full: the last one failed */
+        ck_assert_uint_eq(read_count(s, out), 5 + 3);           /* usage moved at the previous one */
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("cpuidle");
         TCase *discovery = unit_tcase(s, "discovery");
         TCase *sampler = unit_tcase(s, "sampler");
+        TCase *cadence = unit_tcase(s, "cadence");
 
         tcase_add_test(discovery, test_system_default);
         tcase_add_test(discovery, test_system_variants);
         tcase_add_test(discovery, test_system_bad);
         tcase_add_test(discovery, test_state_lookup);
         tcase_add_test(discovery, test_resume_latency);
-        tcase_add_test(sampler, test_sampler_tables);
+        tcase_add_loop_test(sampler, test_sampler_tables, 0, _MODE_MAX);
         tcase_add_test(sampler, test_sampler_counters);
         tcase_add_test(sampler, test_sampler_resume_latency);
-        tcase_add_test(sampler, test_sampler_no_resume_latency_file);
-        tcase_add_test(sampler, test_sampler_garbage_counter);
+        tcase_add_loop_test(sampler, test_sampler_no_resume_latency_file, 0, _MODE_MAX);
+        tcase_add_loop_test(sampler, test_sampler_garbage_counter, 0, _MODE_MAX);
         tcase_add_test(sampler, test_sampler_bad_state_files);
-        tcase_add_test(sampler, test_sampler_old_kernel);
-        tcase_add_test(sampler, test_sampler_many_states);
-        tcase_add_test(sampler, test_sampler_governor_switch_new_table);
-        tcase_add_test(sampler, test_sampler_governor_switch_same_table);
-        tcase_add_test(sampler, test_sampler_invalidate);
-        tcase_add_test(sampler, test_sampler_cpu_vanished);
-        tcase_add_test(sampler, test_sampler_cpu_offline_and_back);
-        tcase_add_test(sampler, test_sampler_offline_and_no_driver);
+        tcase_add_loop_test(sampler, test_sampler_old_kernel, 0, _MODE_MAX);
+        tcase_add_loop_test(sampler, test_sampler_many_states, 0, _MODE_MAX);
+        tcase_add_loop_test(sampler, test_sampler_governor_switch_new_table, 0, _MODE_MAX);
+        tcase_add_loop_test(sampler, test_sampler_governor_switch_same_table, 0, _MODE_MAX);
+        tcase_add_loop_test(sampler, test_sampler_invalidate, 0, _MODE_MAX);
+        tcase_add_loop_test(sampler, test_sampler_cpu_vanished, 0, _MODE_MAX);
+        tcase_add_loop_test(sampler, test_sampler_cpu_offline_and_back, 0, _MODE_MAX);
+        tcase_add_loop_test(sampler, test_sampler_offline_and_no_driver, 0, _MODE_MAX);
         tcase_add_test(sampler, test_sampler_fd_limit);
+        tcase_add_test(cadence, test_cadence_args);
+        tcase_add_test(cadence, test_cadence_files_read);
+        tcase_add_test(cadence, test_cadence_slow_tier);
+        tcase_add_test(cadence, test_cadence_usage_gate);
+        tcase_add_test(cadence, test_cadence_garbage);
         return unit_run(s);
 }

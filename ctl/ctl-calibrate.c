@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* "calibrate": Calibrate(), then wait for CalibrationFinished with a
+ * progress line, then the table of advertised against measured costs. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl-bus.h"
+#include "ctl-format.h"
+#include "ctl-json.h"
+#include "ctl-model.h"
+
+#define PROGRESS_USEC 1000000u
+
+typedef struct Wait {
+        bool done;
+        bool ok;
+        char error[512];
+} Wait;
+
+static int on_finished(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        Wait *w = userdata;
+        const char *error = "";
+        int ok = 0;
+
+        if (sd_bus_message_read(m, "bs", &ok, &error) < 0)
+                snprintf(w->error, sizeof(w->error), "unreadable CalibrationFinished signal");
+        else
+                snprintf(w->error, sizeof(w->error), "%s", error);
+        w->ok = ok;
+        w->done = true;
+        return 0;
+}
+
+static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        Wait *w = userdata;
+
+        w->done = true;
+        w->ok = false;
+        snprintf(w->error, sizeof(w->error), "idlepolicyd left the bus during the calibration");
+        return 0;
+}
+
+/* Subscribes to the end of the calibration (and to the daemon leaving).
+ * Returns 0 or a negative errno. */
+static int subscribe(Ctl *c, Wait *w) {
+        int r;
+
+        r = sd_bus_match_signal(c->bus, NULL, IDLEPOLICY_BUS_NAME, IDLEPOLICY_MANAGER_PATH, IDLEPOLICY_MANAGER_IFACE,
+                                "CalibrationFinished", on_finished, w);
+        if (r >= 0)
+                r = sd_bus_add_match(c->bus, NULL,
+                                     "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',"
+                                     "arg0='" IDLEPOLICY_BUS_NAME "'", on_owner_changed, w);
+        return r;
+}
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+/* Waits for the end, with a progress line on a terminal.  Returns 0 or a
+ * negative errno. */
+static int wait_for_end(Ctl *c, Wait *w) {
+        bool tty = isatty(STDERR_FILENO);
+        uint64_t start = now_usec();
+        int r = 0;
+
+        if (!tty && !c->json)
+                fprintf(stderr, "Calibrating, this takes a while...\n");
+        while (!w->done && r >= 0) {
+                r = sd_bus_process(c->bus, NULL);
+                if (r > 0 || r < 0)
+                        continue;
+                if (tty)
+                        fprintf(stderr, "\rCalibrating every idle state of every CPU... %" PRIu64 "s ",
+                                (now_usec() - start) / 1000000u);
+                r = sd_bus_wait(c->bus, PROGRESS_USEC);
+        }
+        if (tty)
+                fprintf(stderr, "\r\033[K");
+        return r < 0 ? r : 0;
+}
+
+/* Prints one CPU's rows.  Returns true if a state is mis-described. */
+static bool print_cpu(const CtlCpu *cpu) {
+        bool any = false;
+
+        for (size_t k = 0; k < cpu->n_states; k++) {
+                const CtlState *st = &cpu->states[k];
+                char adv[32], med[32], p99[32];
+
+                if (!st->calibrated) {
+                        printf("%4u  %-16s  %10s  %10s  %10s  %s\n", cpu->index, st->name ? st->name : "?", "-", "-", "-",
+                               "not measured");
+                        continue;
+                }
+                any |= st->misdescribed;
+                printf("%4u  %-16s  %10s  %10s  %10s  %s\n", cpu->index, st->name ? st->name : "?",
+                       ctl_format_usec(st->advertised_us, adv, sizeof(adv)),
+                       ctl_format_usec(st->measured_us, med, sizeof(med)),
+                       ctl_format_usec(st->measured_p99_us, p99, sizeof(p99)),
+                       st->misdescribed ? "MIS-DESCRIBED" : "ok");
+        }
+        return any;
+}
+
+/* The table of the calibration in use. */
+static int show_calibration(Ctl *c, const CtlStatus *s) {
+        bool any = false;
+
+        if (c->json)
+                return ctl_json_print_calibration(s) < 0 ? CTL_EXIT_FAILURE : CTL_EXIT_OK;
+        printf("%4s  %-16s  %10s  %10s  %10s  %s\n", "CPU", "STATE", "ADVERTISED", "MEASURED", "P99", "VERDICT");
+        for (size_t i = 0; i < s->n_cpus; i++)
+                any |= print_cpu(&s->cpus[i]);
+        if (any)
+                printf("\nMIS-DESCRIBED: the measured wakeup costs over 4 x the advertised exit latency + 10us;\n"
+                       "the policy uses the measured cost for it.\n");
+        return CTL_EXIT_OK;
+}
+
+int ctl_cmd_calibrate(Ctl *c, char **args) {
+        _cleanup_(ctl_status_done) CtlStatus s = CTL_STATUS_NULL;
+        CtlErrorContext ctx = CTL_ERROR_CONTEXT("calibrate");
+        Wait w = {};
+        int r;
+
+        if (ctl_bus_open(c) < 0)
+                return CTL_EXIT_FAILURE;
+        r = subscribe(c, &w);
+        if (r < 0) {
+                (void) ctl_error_print(NULL, r, &ctx, c->json);
+                return CTL_EXIT_FAILURE;
+        }
+        if (ctl_bus_call_manager(c, &ctx, "Calibrate", "") < 0)
+                return CTL_EXIT_FAILURE;
+        r = wait_for_end(c, &w);
+        if (r < 0) {
+                (void) ctl_error_print(NULL, r, &ctx, c->json);
+                return CTL_EXIT_FAILURE;
+        }
+        if (!w.ok) {
+                fprintf(stderr, "idlepolicyctl: %s\n", w.error[0] ? w.error : "the calibration failed");
+                if (c->json)
+                        (void) ctl_json_print_error(NULL, w.error);
+                return CTL_EXIT_FAILURE;
+        }
+        if (ctl_fetch_all(c, &s) < 0)
+                return CTL_EXIT_FAILURE;
+        return show_calibration(c, &s);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* "weights --cpu N": the model's matrix W[s][j] of one CPU: when state s
+ * was entered, how often state j was the right one. */
+#include <stdio.h>
+
+#include "ctl-bus.h"
+#include "ctl-format.h"
+#include "ctl-json.h"
+#include "ctl-model.h"
+#include "fileio.h"
+
+static void print_weights(const CtlCpu *cpu) {
+        size_t n = cpu->n_weights;
+
+        printf("CPU %u: when the row's state was entered, the share of entries for which the column's\n"
+               "state was right (too deep left of the diagonal, too shallow right of it).\n\n%-16s", cpu->index,
+               "ENTERED \\ RIGHT");
+        for (size_t j = 0; j < n; j++)
+                printf("  %10s", ctl_state_name(cpu, (uint32_t) j));
+        printf("\n");
+        for (size_t s = 0; s < n; s++) {
+                printf("%-16s", ctl_state_name(cpu, (uint32_t) s));
+                for (size_t j = 0; j < n; j++) {
+                        char cell[16];
+
+                        printf("  %10s", ctl_format_percent(cpu->weights[s * n + j] * 100.0 / 1024.0, cell, sizeof(cell)));
+                }
+                printf("\n");
+        }
+}
+
+int ctl_cmd_weights(Ctl *c, char **args) {
+        _cleanup_(ctl_status_done) CtlStatus s = CTL_STATUS_NULL;
+        const CtlCpu *cpu;
+        uint32_t index;
+
+        if (!c->cpu_list || parse_u32(c->cpu_list, &index) < 0)
+                return ctl_usage_error("'weights' needs one CPU: --cpu N");
+        if (ctl_fetch_all(c, &s) < 0)
+                return CTL_EXIT_FAILURE;
+        cpu = ctl_status_cpu(&s, index);
+        if (!cpu) {
+                fprintf(stderr, "idlepolicyctl: there is no CPU %u\n", index);
+                if (c->json)
+                        (void) ctl_json_print_error(NULL, "no such CPU");
+                return CTL_EXIT_FAILURE;
+        }
+        if (c->json)
+                return ctl_json_print_weights(cpu) < 0 ? CTL_EXIT_FAILURE : CTL_EXIT_OK;
+        if (cpu->n_weights == 0) {
+                printf("CPU %u has no model yet (offline, or not sampled twice).\n", index);
+                return CTL_EXIT_OK;
+        }
+        print_weights(cpu);
+        return CTL_EXIT_OK;
+}

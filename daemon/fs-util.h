@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* File system helpers of the daemon's own directories (the runtime and
+ * state directories): creating them, replacing a file atomically. */
+
+#include <stddef.h>
+
+/* Creates path (absolute) and its parents, mode 0755.  Returns 0 or a
+ * negative errno. */
+int mkdir_parents(const char *path);
+
+/* Writes all of buf (retrying on EINTR).  Returns 0 or a negative errno. */
+int write_all(int fd, const char *buf, size_t len);
+
+/* Replaces dir_fd/name with text: written to "name.tmp", fsync'ed, renamed
+ * over name, and the directory fsync'ed.  Returns 0 or a negative errno
+ * (the old file stays). */
+int write_file_atomic(int dir_fd, const char *name, const char *text);

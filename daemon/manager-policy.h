@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The manager's policy side: profiles, the mode, what persists in the
+ * state directory and the policy step of every tick (manager-policy.c),
+ * and the calibrations (manager-calibration.c).
+ * Verdicts are negative errnos named in bus-error.h:
+ *
+ *   -ENOPKG  unknown profile     -EDOM  invalid mode     -EBUSY  calibrating
+ *   -EIO     a knob could not be put back (ErrorInfo names it)
+ */
+
+#include <stdint.h>
+
+#include "errinfo.h"
+#include "manager.h"
+
+/* Takes the policy's options.  Returns 0 or -ENOMEM (logged). */
+int manager_policy_init(Manager *m, const ManagerOptions *o);
+
+/* Frees what manager_policy_init() and _start() made (a running
+ * calibration is stopped, its knobs put back). */
+void manager_policy_free(Manager *m);
+
+/* Loads the profiles, the persisted profile and mode, the calibration,
+ * and sets up the model for the online CPUs.  Returns 0 or -ENOMEM. */
+int manager_policy_start(Manager *m);
+
+/* Once the bus is up: the first-start calibration, if configured and
+ * there is none yet. */
+void manager_policy_started(Manager *m);
+
+/* The policy step after a sample taken at now_usec (CLOCK_MONOTONIC):
+ * learn, decide, signal plans that moved, and in enforce mode write what
+ * differs.  Does nothing while a calibration runs. */
+void manager_policy_tick(Manager *m, uint64_t now_usec);
+
+/* After the online CPUs changed. */
+void manager_policy_hotplug(Manager *m);
+
+/* SIGHUP: reloads the profiles; a bad file keeps the last good set. */
+void manager_policy_reload(Manager *m);
+
+/* Stops a running calibration (its knobs put back), telling the bus why. */
+void manager_policy_cancel_calibration(Manager *m, const char *why);
+
+/* The profile in force (never NULL). */
+const Profile *manager_profile(const Manager *m);
+
+/* SetProfile().  Returns 0, or -ENOPKG with e set. */
+int manager_set_profile(Manager *m, const char *name, ErrorInfo *e);
+
+/* SetMode().  Switching to observe first puts back every knob the plan
+ * changed.  Returns 0, or -EDOM / -EBUSY / -EIO with e set. */
+int manager_set_mode(Manager *m, const char *mode, ErrorInfo *e);
+
+/* Calibrate().  Returns 0 (started), or -EBUSY or another negative errno
+ * with e set. */
+int manager_calibrate(Manager *m, ErrorInfo *e);

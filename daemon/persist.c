@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "fs-util.h"
+#include "log.h"
+#include "macro.h"
+#include "persist.h"
+
+/* Returns 0 or -ENOMEM. */
+int persist_open(Persist *p, const char *dir) {
+        int r;
+
+        p->dir_fd = -1;
+        p->dir = strdup(dir);
+        if (!p->dir)
+                return -ENOMEM;
+        r = mkdir_parents(dir);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                log_warning_errno(r, "Failed to create state directory %s: %m, nothing will persist", dir);
+                return 0;
+        }
+        p->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (p->dir_fd < 0)
+                log_warning_errno(errno, "Failed to open state directory %s: %m, nothing will persist", dir);
+        return 0;
+}
+
+void persist_done(Persist *p) {
+        fileio_closep(&p->dir_fd);
+        free(p->dir);
+        *p = PERSIST_NULL;
+}
+
+/* Reads dir/name.  Returns 1 and *ret, 0 if missing or unreadable
+ * (logged), -EBADMSG for a file that is not text of a sane size, -ENOMEM. */
+static int read_file(const Persist *p, const char *name, char **ret) {
+        _cleanup_free_ char *text = NULL;
+        size_t size;
+        int r;
+
+        if (p->dir_fd < 0)
+                return 0;
+        r = fileio_read_alloc_at(p->dir_fd, name, &text, &size);
+        if (r == -ENOENT)
+                return 0;
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                log_warning_errno(r, "Failed to read %s/%s: %m, ignoring", p->dir, name);
+                return 0;
+        }
+        if (size > PERSIST_FILE_MAX || strlen(text) != size)
+                return -EBADMSG;
+        *ret = TAKE_PTR(text);
+        return 1;
+}
+
+/* Fills s from the object root.  Returns 0 or -EINVAL with e set. */
+static int state_from_json(json_t *root, PersistedState *s, ErrorInfo *e) {
+        json_t *profile = json_object_get(root, "profile"), *mode = json_object_get(root, "mode");
+
+        *s = (PersistedState) {};
+        if (!json_is_object(root))
+                return errinfo_set(e, -EINVAL, "the top level must be a JSON object");
+        if (profile && (!json_is_string(profile) || json_string_length(profile) >= PROFILE_NAME_MAX))
+                return errinfo_set(e, -EINVAL, "key \"profile\": must be a profile name");
+        if (mode && (!json_is_string(mode) || daemon_mode_from_string(json_string_value(mode), &s->mode) < 0))
+                return errinfo_set(e, -EINVAL, "key \"mode\": must be \"observe\" or \"enforce\"");
+        if (profile)
+                snprintf(s->profile, sizeof(s->profile), "%s", json_string_value(profile));
+        s->has_mode = mode != NULL;
+        return 0;
+}
+
+/* Returns 1, 0, -EINVAL (logged) or -ENOMEM. */
+int persist_load_state(const Persist *p, PersistedState *ret) {
+        _cleanup_free_ char *text = NULL;
+        ErrorInfo e = {};
+        json_error_t err;
+        json_t *root;
+        PersistedState s;
+        int r;
+
+        r = read_file(p, PERSIST_STATE_FILE, &text);
+        if (r == 0 || r == -ENOMEM)
+                return r;
+        root = r > 0 ? json_loads(text, JSON_REJECT_DUPLICATES, &err) : NULL;
+        if (root)
+                r = state_from_json(root, &s, &e);
+        else if (r > 0)
+                r = errinfo_set(&e, -EINVAL, "%d:%d: %s", err.line, err.column, err.text);
+        else
+                r = errinfo_set(&e, -EINVAL, "not a text file");
+        json_decref(root);
+        if (r < 0)
+                return log_warning_errno(r, "%s/%s: %s: the state file is corrupt, using the defaults.",
+                                         p->dir, PERSIST_STATE_FILE, e.message);
+        *ret = s;
+        return 1;
+}
+
+/* Returns 0 or a negative errno (logged). */
+static int save_text(const Persist *p, const char *name, const char *text) {
+        int r;
+
+        if (p->dir_fd < 0)
+                return -EBADF;
+        r = write_file_atomic(p->dir_fd, name, text);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to write %s/%s: %m", p->dir, name);
+        return 0;
+}
+
+/* Returns 0 or a negative errno (logged). */
+int persist_save_state(const Persist *p, const PersistedState *s) {
+        _cleanup_free_ char *json = NULL, *text = NULL;
+        json_t *root = json_pack("{s:s, s:s}", "profile", s->profile, "mode", daemon_mode_to_string(s->mode));
+
+        json = root ? json_dumps(root, JSON_INDENT(2)) : NULL;
+        json_decref(root);
+        if (!json || asprintf(&text, "%s\n", json) < 0) {
+                text = NULL;
+                return log_oom();
+        }
+        return save_text(p, PERSIST_STATE_FILE, text);
+}
+
+/* Returns 1, 0, -EINVAL (logged) or -ENOMEM. */
+int persist_load_calibration(const Persist *p, Calibration **ret) {
+        _cleanup_free_ char *text = NULL, *path = NULL;
+        ErrorInfo e = {};
+        int r;
+
+        r = read_file(p, PERSIST_CALIBRATION_FILE, &text);
+        if (r == -EBADMSG)
+                return log_warning_errno(EINVAL, "%s/%s: not a text file: the calibration is corrupt, ignoring it.",
+                                         p->dir, PERSIST_CALIBRATION_FILE);
+        if (r <= 0)
+                return r;
+        if (asprintf(&path, "%s/%s", p->dir, PERSIST_CALIBRATION_FILE) < 0) {
+                path = NULL;
+                return -ENOMEM;
+        }
+        r = calibration_parse(text, path, ret, &e);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return log_warning_errno(r, "%s: the calibration is corrupt, ignoring it.", e.message);
+        return 1;
+}
+
+/* Returns 0 or a negative errno (logged). */
+int persist_save_calibration(const Persist *p, const Calibration *c) {
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        r = calibration_to_json(c, &text);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to serialise the calibration: %m");
+        return save_text(p, PERSIST_CALIBRATION_FILE, text);
+}

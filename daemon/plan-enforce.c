@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "macro.h"
+#include "plan-enforce.h"
+
+typedef struct KnobList {
+        EnforceKnob *knobs;
+        size_t n, allocated;
+} KnobList;
+
+static void knob_list_done(KnobList *l) {
+        free(l->knobs);
+        *l = (KnobList) {};
+}
+
+/* Returns 0 or -ENOMEM. */
+static int knob_list_add(KnobList *l, const char *path, const char *value) {
+        if (array_reserve_one((void **) &l->knobs, l->n, &l->allocated, sizeof(EnforceKnob)) < 0)
+                return -ENOMEM;
+        snprintf(l->knobs[l->n].path, KNOB_PATH_MAX, "%s", path);
+        snprintf(l->knobs[l->n].value, KNOB_VALUE_MAX, "%s", value);
+        l->n++;
+        return 0;
+}
+
+/* Adds the knob at path: set to want when want is not NULL, else back to
+ * its original if the plan changed it.  current is what it holds now.
+ * Returns 0 or -ENOMEM. */
+static int want_knob(KnobList *l, const PolicyInput *in, const char *path, const char *want, const char *current) {
+        if (overrides_contains(in->overrides, path))
+                return 0;
+        if (!want && policy_owns_knob(in, path))
+                want = journal_original(in->journal, path);
+        if (!want || strcmp(want, current) == 0)
+                return 0;
+        return knob_list_add(l, path, want);
+}
+
+/* The disable knobs and the resume latency of one CPU. */
+static int want_cpu(KnobList *l, const PolicyLoop *pl, const PolicyInput *in, unsigned cpu) {
+        const PolicyCpu *c = &pl->cpus[cpu];
+        const CpuidleCpuSample *smp = sampling_counters(in->sampling, cpu);
+        unsigned n = 0;
+        const CpuidleStateInfo *info = cpuidle_sampler_states(in->sampling->sampler, cpu, &n);
+        bool poll_only = pl->sys.kvm && pl->sys.has_poll && pl->sys.poll.mode == POLL_MODE_ONLY;
+        char path[KNOB_PATH_MAX], current[16];
+        int r = 0;
+
+        if (!c->active || !c->settled || !smp || n != c->n_states)
+                return 0;
+        for (unsigned k = 0; r >= 0 && k < n; k++)
+                if (info[k].files & CPUIDLE_HAS_DISABLE)
+                        r = want_knob(l, in, knob_state_disable_path(cpu, k, path), c->allowed[k] ? "0" : "1",
+                                      smp->states[k].disabled ? "1" : "0");
+        if (r < 0 || !smp->has_resume_latency)
+                return r;
+        cpuidle_format_resume_latency(smp->resume_latency_us, current);
+        return want_knob(l, in, knob_resume_latency_path(cpu, path), poll_only ? "n/a" : NULL, current);
+}
+
+/* guest_halt_poll_ns: the window while the plan polls in one. */
+static int want_haltpoll(KnobList *l, const PolicyLoop *pl, const PolicyInput *in) {
+        const HaltpollParams *h = &in->system->haltpoll;
+        char want[32], current[32];
+
+        if (!h->present)
+                return 0;
+        snprintf(want, sizeof(want), "%" PRIu64, pl->sys.poll.window_ns);
+        snprintf(current, sizeof(current), "%" PRIu64, h->poll_ns);
+        return want_knob(l, in, KNOB_HALTPOLL_NS_PATH,
+                         pl->sys.kvm && pl->sys.has_poll && pl->sys.poll.mode == POLL_MODE_WINDOW ? want : NULL, current);
+}
+
+/* The governor, at most once per hold. */
+static int want_governor(KnobList *l, PlanEnforcer *pe, const PolicyLoop *pl, const PolicyInput *in,
+                         uint64_t now_usec, uint64_t hold_usec, bool *ret_switch) {
+        const char *want = pl->sys.governor[0] ? pl->sys.governor : NULL;
+        size_t before = l->n;
+        int r;
+
+        *ret_switch = false;
+        if (!in->system->governor_writable || (pe->governor_switched_usec > 0 && now_usec - pe->governor_switched_usec < hold_usec))
+                return 0;
+        r = want_knob(l, in, KNOB_GOVERNOR_PATH, want, in->system->governor);
+        *ret_switch = l->n > before;
+        return r;
+}
+
+/* Returns the number written or a negative errno. */
+int plan_enforce(PlanEnforcer *pe, const PolicyLoop *l, const PolicyInput *in, const EnforceTarget *t,
+                 uint64_t now_usec, uint64_t governor_hold_usec) {
+        _cleanup_(knob_list_done) KnobList list = {};
+        ErrorInfo e = {};
+        bool governor;
+        int r;
+
+        r = want_governor(&list, pe, l, in, now_usec, governor_hold_usec, &governor);
+        if (r >= 0)
+                r = want_haltpoll(&list, l, in);
+        for (unsigned cpu = 0; r >= 0 && cpu < l->n_cpus; cpu++)
+                r = want_cpu(&list, l, in, cpu);
+        if (r >= 0)
+                r = enforce_write_knobs(t, list.knobs, list.n, &e);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0) {
+                log_full_errno(pe->failing ? LOG_DEBUG : LOG_WARNING, r, "Failed to apply the plan: %s, retrying at the next tick", e.message);
+                pe->failing = true;
+                return r;
+        }
+        if (pe->failing)
+                log_info("Applying the plan works again.");
+        pe->failing = false;
+        if (governor) {
+                pe->governor_switched_usec = now_usec;
+                log_info("The plan switched the cpuidle governor to %s.", list.knobs[0].value);
+        }
+        return r;
+}

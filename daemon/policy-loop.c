@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "knob.h"
+#include "policy-loop.h"
+
+/* Returns 0 or -ENOMEM. */
+int policy_loop_new(unsigned n_cpus, uint64_t seed, PolicyLoop **ret) {
+        PolicyLoop *l = calloc(1, sizeof(PolicyLoop));
+
+        if (!l)
+                return -ENOMEM;
+        l->cpus = calloc(n_cpus ? n_cpus : 1, sizeof(PolicyCpu));
+        if (!l->cpus) {
+                free(l);
+                return -ENOMEM;
+        }
+        l->n_cpus = n_cpus;
+        l->rng = seed ? seed : UINT64_C(0x9e3779b97f4a7c15);
+        *ret = l;
+        return 0;
+}
+
+PolicyLoop *policy_loop_free(PolicyLoop *l) {
+        if (l)
+                free(l->cpus);
+        free(l);
+        return NULL;
+}
+
+void policy_loop_freep(PolicyLoop **l) {
+        policy_loop_free(*l);
+}
+
+/* Returns 0 or -ENOMEM. */
+int policy_loop_resize(PolicyLoop *l, const Topology *t) {
+        PolicyCpu *n;
+
+        if (t->n_cpus > l->n_cpus) {
+                n = realloc(l->cpus, t->n_cpus * sizeof(PolicyCpu));
+                if (!n)
+                        return -ENOMEM;
+                memset(n + l->n_cpus, 0, (t->n_cpus - l->n_cpus) * sizeof(PolicyCpu));
+                l->cpus = n;
+                l->n_cpus = t->n_cpus;
+        }
+        for (unsigned c = 0; c < l->n_cpus; c++)
+                if (c >= t->n_cpus || !t->cpus[c].online)
+                        l->cpus[c].active = false;
+        return 0;
+}
+
+void policy_loop_reset(PolicyLoop *l) {
+        for (unsigned c = 0; c < l->n_cpus; c++)
+                l->cpus[c].active = false;
+        l->sys = (PolicySystem) {};
+}
+
+/* xorshift64*: fast, good enough for exploration, deterministic per seed. */
+uint32_t policy_loop_random(PolicyLoop *l) {
+        uint64_t x = l->rng;
+
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        l->rng = x;
+        return (uint32_t) ((x * UINT64_C(0x2545f4914f6cdd1d)) >> 32);
+}
+
+const PolicyCpu *policy_loop_cpu(const PolicyLoop *l, unsigned cpu) {
+        if (cpu >= l->n_cpus || !l->cpus[cpu].active)
+                return NULL;
+        return &l->cpus[cpu];
+}
+
+const CalibrationState *policy_calibrated_state(const Calibration *c, unsigned cpu, unsigned k, const char *name) {
+        const CalibrationState *st;
+
+        if (!c || cpu >= c->n_cpus || k >= c->cpus[cpu].n_states)
+                return NULL;
+        st = &c->cpus[cpu].states[k];
+        return st->measured && strcmp(st->name, name) == 0 ? st : NULL;
+}
+
+bool policy_owns_knob(const PolicyInput *in, const char *path) {
+        return journal_original(in->journal, path) && !overrides_contains(in->overrides, path);
+}
+
+/* Starts cpu's model and plan from the prior. */
+static void cpu_reset(PolicyCpu *c, unsigned n_states) {
+        *c = (PolicyCpu) { .active = true, .n_states = n_states };
+        (void) model_cpu_init(&c->model, n_states);
+        cpu_plan_init(&c->plan, n_states);
+}
+
+/* What the policy is told about state k: advertised and calibrated costs,
+ * and whether it is disabled by someone else (by hand, or found so). */
+static PolicyState state_input(const PolicyInput *in, unsigned cpu, unsigned k, const CpuidleStateInfo *info,
+                               const CpuidleCpuSample *smp) {
+        const CalibrationState *cal = policy_calibrated_state(in->calibration, cpu, k, info->name);
+        char path[KNOB_PATH_MAX];
+        PolicyState st = {
+                .latency_us = (uint32_t) (info->latency_us > UINT32_MAX ? UINT32_MAX : info->latency_us),
+                .residency_us = (uint32_t) (info->residency_us > UINT32_MAX ? UINT32_MAX : info->residency_us),
+                .polling = strcmp(info->name, "POLL") == 0 || (k == 0 && info->latency_us == 0),
+        };
+
+        if (cal) {
+                st.real_latency_us = cal->wakeup_us;
+                st.misdescribed = cal->misdescribed;
+        }
+        st.manual_disabled = smp->states[k].disabled &&
+                             !policy_owns_knob(in, knob_state_disable_path(cpu, k, path));
+        return st;
+}
+
+static uint64_t per_interval(double per_s, uint64_t interval_usec) {
+        return per_s > 0 ? (uint64_t) (per_s * (double) interval_usec / 1e6 + 0.5) : 0;
+}
+
+/* Fills t from the last sample of cpu. */
+static void tick_fill(const PolicyInput *in, unsigned cpu, const CpuidleStateInfo *info, unsigned n,
+                      const CpuRates *r, const CpuidleCpuSample *smp, PolicyTick *t) {
+        uint64_t interval = in->sampling->interval_usec;
+
+        *t = (PolicyTick) {
+                .n_states = n,
+                .interval_us = interval,
+                .util = r->util >= 0 ? (int) (r->util * 1024.0 + 0.5) : -1,
+                .d_timer_wakeups = per_interval(r->timer_wakeups_per_s, interval),
+                .d_other_wakeups = per_interval(r->other_wakeups_per_s, interval),
+        };
+        for (unsigned k = 0; k < n; k++) {
+                t->states[k] = state_input(in, cpu, k, &info[k], smp);
+                t->d_usage[k] = r->states[k].d_usage;
+                t->d_above[k] = r->states[k].d_above;
+                t->d_below[k] = r->states[k].d_below;
+                t->d_time_us[k] = r->states[k].d_time_us;
+        }
+}
+
+/* The plan in force: the policy's [floor, cap] with the manual settings
+ * on top, and polling only on kvm when the machine polls only. */
+static void cpu_effective(PolicyCpu *c, unsigned cpu, const PolicyInput *in, const PolicySystem *sys,
+                          const CpuidleCpuSample *smp) {
+        unsigned n = c->n_states, cap = 0, floor = n;
+
+        cpu_plan_enabled(&c->plan, &c->tick, c->allowed);
+        for (unsigned k = 0; k < n; k++) {
+                if (overrides_state(in->overrides, cpu, k))
+                        c->allowed[k] = !smp->states[k].disabled;
+                if (c->allowed[k]) {
+                        cap = k;
+                        floor = floor < n ? floor : k;
+                }
+        }
+        floor = floor < n ? floor : cap;
+        c->cap_reason = cap == c->plan.cap ? c->plan.cap_reason : PLAN_REASON_MANUAL;
+        c->floor_reason = floor == c->plan.floor ? c->plan.floor_reason : PLAN_REASON_MANUAL;
+        if (sys->kvm && sys->has_poll && sys->poll.mode == POLL_MODE_ONLY && !overrides_resume_latency(in->overrides, cpu)) {
+                cap = floor = sys->poll_state;
+                c->cap_reason = c->floor_reason = PLAN_REASON_POLL_ECONOMICS;
+        }
+        c->cap = cap;
+        c->floor = floor;
+}
+
+/* This CPU's poll accounting on kvm (for PollSuccess). */
+static void cpu_poll(PolicyCpu *c, const PolicyInput *in, const PolicySystem *sys) {
+        const PolicyTick *t = &c->tick;
+        PollInput pin;
+
+        if (!sys->kvm || sys->halt_state >= c->n_states) {
+                c->has_poll = false;
+                return;
+        }
+        pin = (PollInput) {
+                .d_poll_usage = t->d_usage[sys->poll_state],
+                .d_halt_usage = t->d_usage[sys->halt_state],
+                .d_poll_time_us = t->d_time_us[sys->poll_state],
+                .d_halt_time_us = t->d_time_us[sys->halt_state],
+                .interval_us = t->interval_us,
+                .d_other_wakeups = t->d_other_wakeups,
+                .halt_cost_us = sys->halt_cost_us,
+                .window_ns = strcmp(in->system->governor, "haltpoll") == 0 ? in->system->haltpoll.poll_ns : 0,
+                .util = t->util,
+        };
+        (void) policy_decide_poll(in->profile, &pin, c->has_poll ? &c->poll : NULL, &c->poll);
+        c->has_poll = true;
+}
+
+/* Learns and decides for one CPU; c->fresh says whether it did. */
+static void cpu_learn(PolicyLoop *l, unsigned cpu, const PolicyInput *in) {
+        const Sampling *s = in->sampling;
+        const CpuRates *r = sampling_rates(s, cpu);
+        const CpuidleCpuSample *smp = sampling_counters(s, cpu);
+        PolicyCpu *c = &l->cpus[cpu];
+        unsigned n = 0;
+        const CpuidleStateInfo *info = cpuidle_sampler_states(s->sampler, cpu, &n);
+        bool enabled[MODEL_STATES_MAX] = {};
+        ModelEvidence ev[MODEL_STATES_MAX];
+        ModelParams mp;
+
+        c->fresh = false;
+        if (!r || !r->valid || !smp || n == 0 || n > MODEL_STATES_MAX || r->n_states != n || smp->n_states != n)
+                return;
+        if (!c->active || c->n_states != n)
+                cpu_reset(c, n);
+        tick_fill(in, cpu, info, n, r, smp, &c->tick);
+        for (unsigned k = 0; k < n; k++)
+                enabled[k] = !smp->states[k].disabled;
+        policy_evidence(&c->tick, enabled, ev);
+        policy_model_params(in->profile, &mp);
+        (void) model_cpu_learn(&c->model, ev, enabled, &mp);
+        (void) policy_decide_cpu(in->profile, &c->model, &c->tick, policy_loop_random(l), &c->plan);
+        cpu_poll(c, in, &l->sys);
+        c->fresh = true;
+}
+
+/* Applies the manual settings and the system decision to a CPU that
+ * learned this tick.  Returns true if its plan in force moved. */
+static bool cpu_settle(PolicyLoop *l, unsigned cpu, const PolicyInput *in) {
+        PolicyCpu *c = &l->cpus[cpu];
+        unsigned old_cap = c->cap, old_floor = c->floor, n = 0;
+        const CpuidleStateInfo *info = cpuidle_sampler_states(in->sampling->sampler, cpu, &n);
+        bool first = !c->settled;
+
+        if (!c->fresh)
+                return false;
+        cpu_effective(c, cpu, in, &l->sys, sampling_counters(in->sampling, cpu));
+        plan_reason_format(c, in->profile, &l->sys, info);
+        c->settled = true;
+        return first || c->cap != old_cap || c->floor != old_floor;
+}
+
+void policy_loop_tick(PolicyLoop *l, const PolicyInput *in, PlanChangedFunc changed, void *userdata) {
+        const Topology *t = in->sampling->topology;
+        unsigned n = l->n_cpus < t->n_cpus ? l->n_cpus : t->n_cpus;
+
+        policy_system_facts(l, in);
+        for (unsigned cpu = 0; cpu < n; cpu++) {
+                if (t->cpus[cpu].online)
+                        cpu_learn(l, cpu, in);
+                else
+                        l->cpus[cpu].active = l->cpus[cpu].fresh = false;
+        }
+        policy_system_decide(l, in);
+        for (unsigned cpu = 0; cpu < n; cpu++)
+                if (cpu_settle(l, cpu, in) && changed)
+                        changed(cpu, &l->cpus[cpu], userdata);
+        l->ticks++;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The machine-wide part of the policy: on KVM guests (cpuidle driver
+ * haltpoll) the halt-poll decision, priced by the profile from the sum of
+ * every CPU's poll and halt entries (guest_halt_poll_ns is one value for
+ * all CPUs), and the governor the profile asks for. */
+#include <stdio.h>
+#include <string.h>
+
+#include "policy-loop.h"
+
+const char *poll_mode_to_string(PollMode m) {
+        switch (m) {
+        case POLL_MODE_NONE:
+                return "none";
+        case POLL_MODE_WINDOW:
+                return "window";
+        case POLL_MODE_ONLY:
+                return "poll-only";
+        }
+        return "?";
+}
+
+/* Finds the polling state and the first halt state after it in the state
+ * table of the first online CPU.  Returns true if both exist. */
+static bool find_poll_states(const Sampling *s, unsigned *ret_poll, unsigned *ret_halt) {
+        CPUSET_FOREACH(cpu, &s->topology->online) {
+                unsigned n = 0;
+                const CpuidleStateInfo *info = cpuidle_sampler_states(s->sampler, (unsigned) cpu, &n);
+
+                if (n < 2)
+                        continue;
+                if (strcmp(info[0].name, "POLL") != 0 && info[0].latency_us != 0)
+                        return false;
+                *ret_poll = 0;
+                *ret_halt = 1;
+                return true;
+        }
+        return false;
+}
+
+/* The mean calibrated wakeup cost of the halt state over the calibrated
+ * CPUs, 0 if none. */
+static uint32_t halt_cost(const PolicyInput *in, unsigned halt_state) {
+        uint64_t sum = 0, n = 0;
+
+        CPUSET_FOREACH(cpu, &in->sampling->topology->online) {
+                unsigned n_states = 0;
+                const CpuidleStateInfo *info = cpuidle_sampler_states(in->sampling->sampler, (unsigned) cpu, &n_states);
+                const CalibrationState *st = halt_state < n_states ?
+                        policy_calibrated_state(in->calibration, (unsigned) cpu, halt_state, info[halt_state].name) : NULL;
+
+                if (st && st->wakeup_us > 0) {
+                        sum += st->wakeup_us;
+                        n++;
+                }
+        }
+        return n > 0 ? (uint32_t) (sum / n) : 0;
+}
+
+void policy_system_facts(PolicyLoop *l, const PolicyInput *in) {
+        PolicySystem *sys = &l->sys;
+        bool kvm = strcmp(in->system->driver, "haltpoll") == 0 && in->system->haltpoll.present &&
+                   find_poll_states(in->sampling, &sys->poll_state, &sys->halt_state);
+
+        if (!kvm) {
+                sys->has_poll = false;
+                sys->halt_cost_us = 0;
+        }
+        sys->kvm = kvm;
+        if (kvm)
+                sys->halt_cost_us = halt_cost(in, sys->halt_state);
+}
+
+/* Sums the fresh CPUs' poll and halt entries into one PollInput.
+ * Returns the number of CPUs summed. */
+static unsigned poll_input(const PolicyLoop *l, const PolicyInput *in, PollInput *ret) {
+        const PolicySystem *sys = &l->sys;
+        int64_t util = 0;
+        unsigned n = 0;
+
+        *ret = (PollInput) {
+                .interval_us = in->sampling->interval_usec,
+                .halt_cost_us = sys->halt_cost_us,
+                .window_ns = strcmp(in->system->governor, "haltpoll") == 0 ? in->system->haltpoll.poll_ns : 0,
+        };
+        for (unsigned cpu = 0; cpu < l->n_cpus; cpu++) {
+                const PolicyCpu *c = &l->cpus[cpu];
+
+                if (!c->fresh || sys->halt_state >= c->n_states)
+                        continue;
+                ret->d_poll_usage += c->tick.d_usage[sys->poll_state];
+                ret->d_halt_usage += c->tick.d_usage[sys->halt_state];
+                ret->d_poll_time_us += c->tick.d_time_us[sys->poll_state];
+                ret->d_halt_time_us += c->tick.d_time_us[sys->halt_state];
+                ret->d_other_wakeups += c->tick.d_other_wakeups;
+                util += c->tick.util >= 0 ? c->tick.util : 0;
+                n++;
+        }
+        ret->util = n > 0 ? (int) (util / n) : -1;
+        return n;
+}
+
+/* The governor the profile wants now, or "" for no opinion. */
+static const char *wanted_governor(const PolicyLoop *l, const PolicyInput *in) {
+        const Profile *p = in->profile;
+        const char *g = "";
+
+        if (overrides_governor(in->overrides))
+                return "";
+        if (p->governor == PROFILE_GOVERNOR_NAMED)
+                g = p->governor_name;
+        else if (p->governor == PROFILE_GOVERNOR_AUTO && l->sys.kvm)
+                g = l->sys.has_poll && l->sys.poll.mode == POLL_MODE_WINDOW ? "haltpoll" : "menu";
+        return cpuidle_system_has_governor(in->system, g) ? g : "";
+}
+
+void policy_system_decide(PolicyLoop *l, const PolicyInput *in) {
+        PolicySystem *sys = &l->sys;
+        PollInput pin;
+
+        if (sys->kvm && poll_input(l, in, &pin) > 0) {
+                (void) policy_decide_poll(in->profile, &pin, sys->has_poll ? &sys->poll : NULL, &sys->poll);
+                sys->has_poll = true;
+        }
+        snprintf(sys->governor, sizeof(sys->governor), "%s", wanted_governor(l, in));
+}
