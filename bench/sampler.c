@@ -567,9 +567,10 @@ static int bench_fake_tree(unsigned cpus, unsigned ticks, Result *res) {
         return r;
 }
 
-static void print_error(const Result *r) {
+/* Prints "error": "message" with message escaped for JSON. */
+static void print_error(const char *message) {
         printf("\"error\": \"");
-        for (const char *p = r->error; *p; p++) {
+        for (const char *p = message; *p; p++) {
                 if (*p == '"' || *p == '\\')
                         putchar('\\');
                 putchar((unsigned char) *p < 0x20 ? ' ' : *p);
@@ -615,7 +616,7 @@ static void print_failed_tree(const Result *r, unsigned cpus, const Result *all,
                 if (all[i].ok && all[i].cpu_states)
                         fds_per_cpu_state = (double) all[i].fds / all[i].cpu_states;
         printf("{\"cpus\": %u, \"states\": %u, ", cpus, STATES_PER_CPU);
-        print_error(r);
+        print_error(r->error);
         if (r->fd_limit > 0)
                 printf(", \"fd_limit\": %ld", r->fd_limit);
         if (fds_per_cpu_state > 0)
@@ -659,16 +660,22 @@ static void print_result(const Result *r, bool fake, const char *indent) {
 
 static void print_io(const IoResult *io) {
         if (!io->ok) {
-                printf("{\"error\": \"%s\"}", io->error);
+                printf("{");
+                print_error(io->error);
+                printf("}");
                 return;
         }
         printf("{\"files\": %u, \"getppid_ns\": %.0f, \"pread_ns_per_file\": %.0f", io->files, io->getppid_ns,
                io->pread_ns);
-        if (io->uring_error[0])
+        if (io->uring_error[0]) {
                 printf(", \"io_uring_error\": \"%s\"}", io->uring_error);
+                return;
+        }
+        printf(", \"io_uring_ns_per_file\": %.0f, \"io_uring_fixed_ns_per_file\": ", io->uring_ns);
+        if (io->uring_fixed_ns > 0)
+                printf("%.0f}", io->uring_fixed_ns);
         else
-                printf(", \"io_uring_ns_per_file\": %.0f, \"io_uring_fixed_ns_per_file\": %.0f}", io->uring_ns,
-                       io->uring_fixed_ns);
+                printf("null}");        /* IORING_REGISTER_FILES refused */
 }
 
 /* Prints the fit over the fake trees, or null with fewer than two. */
@@ -747,7 +754,7 @@ int main(int argc, char **argv) {
                 print_result(&real, false, "  ");
         else {
                 printf("{");
-                print_error(&real);
+                print_error(real.error);
                 printf("}");
         }
         printf(",\n  \"io\": ");

@@ -7,6 +7,7 @@
 
 #include "cpuset.h"
 #include "enforce.h"
+#include "sampler-cadence.h"
 #include "fileio.h"
 #include "knob.h"
 #include "log.h"
@@ -129,6 +130,8 @@ static int plan_apply(const EnforceTarget *t, Plan *p, ErrorInfo *e) {
                 }
                 log_debug("Wrote \"%s\" to %s (was \"%s\").", w->new, w->path, w->old);
         }
+        if (t->sampler)
+                cpuidle_sampler_request_full(t->sampler);
         return 1;
 }
 

@@ -5,6 +5,7 @@
 
 #include "log.h"
 #include "macro.h"
+#include "sampler-cadence.h"
 #include "sampling.h"
 
 /* Returns 0 or a negative errno with e set. */
@@ -20,6 +21,14 @@ int sampling_new(int root_fd, Sampling **ret, ErrorInfo *e) {
         if (r < 0)
                 return r;
         r = cpuidle_sampler_new(root_fd, s->topology, &s->sampler, e);
+        if (r < 0)
+                return r;
+        /* Read rejected/disable/resume latency every 10th tick and time/above/
+         * below only where usage moved: about half the sysfs reads per tick
+         * (bench/README.md).  The enforcement layer asks for a full sample
+         * after each of its own writes. */
+        r = cpuidle_sampler_set_cadence(s->sampler, CPUIDLE_SAMPLER_SLOW_TIER | CPUIDLE_SAMPLER_USAGE_GATE,
+                                        CPUIDLE_SAMPLER_FULL_EVERY_DEFAULT);
         if (r < 0)
                 return r;
         r = procreader_new(root_fd, &s->proc, &pe);

@@ -12,6 +12,8 @@ the program's own score plus what the whole machine burned meanwhile.
            polling as idle in /proc/stat, so cpu_s alone does not show the
            CPU burned by polling; cpu_s + poll_s does (cpu_s_with_poll).
   steal_s  steal jiffies / USER_HZ (time the hypervisor ran something else)
+  seconds  wall time of the measured phase; t_start_mono, t_end_mono: its
+           start and end on CLOCK_MONOTONIC (the clock of idle traces)
 
 The runners only read /proc and sysfs: they never write a cpuidle, PM QoS or
 haltpoll knob, and they install nothing (see bench/workloads/install).
@@ -85,6 +87,9 @@ class CpuMeter:
             "steal_s": round((self.s1["steal"] - self.s0["steal"]) / USER_HZ, 3),
             "seconds": round(self.t1 - self.t0, 3),
             "ncpus": os.cpu_count(),
+            # the measured phase on CLOCK_MONOTONIC, the clock of idle traces
+            "t_start_mono": round(self.t0, 6),
+            "t_end_mono": round(self.t1, 6),
         }
 
 
