@@ -22,7 +22,9 @@
  *                     [-s SLEEP_US] [-n OPS] [-N MATRIX_DIM] [-w WARMUP_S]
  * Prints one JSON object on stdout.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <getopt.h>
 #include <linux/futex.h>
