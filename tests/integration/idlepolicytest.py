@@ -589,7 +589,13 @@ class IdlePolicyTestCase(unittest.TestCase):
         return entries
 
 
-class _Ticker:
+class Periodic:
+    """Context manager: calls step() every period seconds in a thread until
+    the block ends; a step that fails stops the thread, and the failure is
+    raised at the end of the block."""
+
+    what = 'a periodic step'
+
     def __init__(self, test, period):
         self.test = test
         self.period = period
@@ -597,12 +603,15 @@ class _Ticker:
         self.errors = []
         self.thread = threading.Thread(target=self._run, daemon=True)
 
+    def step(self):
+        raise NotImplementedError
+
     def _run(self):
         while not self.stop.is_set():
-            r = subprocess.run([self.test.faketree_exe, self.test.tree, '--tick'],
-                               capture_output=True, text=True, check=False)
-            if r.returncode != 0:
-                self.errors.append(r.stderr)
+            try:
+                self.step()
+            except (OSError, RuntimeError) as e:  # noqa: PERF203 - reported at exit
+                self.errors.append(str(e))
                 return
             self.stop.wait(self.period)
 
@@ -614,8 +623,18 @@ class _Ticker:
         self.stop.set()
         self.thread.join()
         if self.errors and exc[0] is None:
-            raise AssertionError('make-faketree --tick failed: ' + self.errors[0])
+            raise AssertionError(self.what + ' failed: ' + self.errors[0])
         return False
+
+
+class _Ticker(Periodic):
+    what = 'make-faketree --tick'
+
+    def step(self):
+        r = subprocess.run([self.test.faketree_exe, self.test.tree, '--tick'],
+                           capture_output=True, text=True, check=False)
+        if r.returncode != 0:
+            raise RuntimeError(r.stderr)
 
 
 def main():

@@ -6,7 +6,6 @@ chosen workload, and small accessors."""
 import json
 import os
 import re
-import threading
 
 import idlepolicytest as T
 
@@ -51,18 +50,18 @@ def bump_interrupts(tree, row, cpus, delta):
         os.close(fd)
 
 
-class Feeder:
+class Feeder(T.Periodic):
     """Context manager: every period seconds adds, on every CPU in cpus,
     states[k] = (usage, time_us, above, below) to state k's counters and
     other_irqs to the RES row of proc/interrupts, so the daemon sees that
     workload (and nothing else: make-faketree --tick does not run)."""
 
+    what = 'feeding the counters'
+
     def __init__(self, test, cpus, states, other_irqs=0, period=0.03):
-        self.test, self.cpus, self.states = test, list(cpus), dict(states)
-        self.other_irqs, self.period = other_irqs, period
-        self.stop = threading.Event()
-        self.errors = []
-        self.thread = threading.Thread(target=self._run, daemon=True)
+        super().__init__(test, period)
+        self.cpus, self.states = list(cpus), dict(states)
+        self.other_irqs = other_irqs
 
     def step(self):
         for cpu in self.cpus:
@@ -72,26 +71,6 @@ class Feeder:
                         bump_file(self.test.tree, T.state_file(cpu, k, name), delta)
         if self.other_irqs:
             bump_interrupts(self.test.tree, 'RES:', self.cpus, self.other_irqs)
-
-    def _run(self):
-        while not self.stop.is_set():
-            try:
-                self.step()
-            except OSError as e:  # noqa: PERF203 - reported at exit
-                self.errors.append(repr(e))
-                return
-            self.stop.wait(self.period)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
-        if self.errors and exc[0] is None:
-            raise AssertionError('feeding the counters failed: ' + self.errors[0])
-        return False
 
 
 # Per step (30 ms) on a 3-state tree (POLL, C1 4/12 us, C2 16/48 us): C2's
