@@ -48,7 +48,12 @@ static int want_cpu(KnobList *l, const PolicyLoop *pl, const PolicyInput *in, un
         const CpuidleCpuSample *smp = sampling_counters(in->sampling, cpu);
         unsigned n = 0;
         const CpuidleStateInfo *info = cpuidle_sampler_states(in->sampling->sampler, cpu, &n);
-        bool poll_only = pl->sys.kvm && pl->sys.has_poll && pl->sys.poll.mode == POLL_MODE_ONLY;
+        /* Polling only goes through the resume latency as well as the
+         * disable bits: "n/a" (no exit latency allowed) is honoured by every
+         * governor, the haltpoll governor ignores the disable bits.  Not
+         * when the administrator's own settings put the cap there. */
+        bool poll_only = c->settled && c->cap < c->n_states && c->tick.states[c->cap].polling &&
+                         c->cap_reason != PLAN_REASON_MANUAL;
         char path[KNOB_PATH_MAX], current[16];
         int r = 0;
 
@@ -77,7 +82,8 @@ static int want_haltpoll(KnobList *l, const PolicyLoop *pl, const PolicyInput *i
                          pl->sys.kvm && pl->sys.has_poll && pl->sys.poll.mode == POLL_MODE_WINDOW ? want : NULL, current);
 }
 
-/* The governor, at most once per hold. */
+/* The governor: at most once per hold when the plan merely prefers it, at
+ * once when the plan needs it (a poll window needs the haltpoll governor). */
 static int want_governor(KnobList *l, PlanEnforcer *pe, const PolicyLoop *pl, const PolicyInput *in,
                          uint64_t now_usec, uint64_t hold_usec, bool *ret_switch) {
         const char *want = pl->sys.governor[0] ? pl->sys.governor : NULL;
@@ -85,7 +91,8 @@ static int want_governor(KnobList *l, PlanEnforcer *pe, const PolicyLoop *pl, co
         int r;
 
         *ret_switch = false;
-        if (!in->system->governor_writable || (pe->governor_switched_usec > 0 && now_usec - pe->governor_switched_usec < hold_usec))
+        if (!in->system->governor_writable ||
+            (!pl->sys.governor_required && pe->governor_switched_usec > 0 && now_usec - pe->governor_switched_usec < hold_usec))
                 return 0;
         r = want_knob(l, in, KNOB_GOVERNOR_PATH, want, in->system->governor);
         *ret_switch = l->n > before;

@@ -65,7 +65,10 @@ static void explain(char *buf, size_t size, const PolicyCpu *c, const Profile *p
                 put(buf, size, "set by hand");
                 break;
         case PLAN_REASON_POLL_ECONOMICS:
-                put(buf, size, "polling only is cheaper at %s's burn price", prof->name);
+                if (c->tick.states[s].polling)
+                        put(buf, size, "polling only is cheaper at %s's burn price", prof->name);
+                else
+                        put(buf, size, "polling only does not pay at %s's burn price", prof->name);
                 break;
         default:
                 put(buf, size, "nothing limits it");
@@ -78,12 +81,13 @@ void plan_reason_format(PolicyCpu *c, const Profile *prof, const PolicySystem *s
 
         explain(cap, sizeof(cap), c, prof, true, info);
         explain(floor, sizeof(floor), c, prof, false, info);
-        if (sys->kvm && sys->has_poll && sys->poll.mode == POLL_MODE_WINDOW)
-                put(poll, sizeof(poll), "; halt-poll window %lluus (success %u%%)",
-                    (unsigned long long) (sys->poll.window_ns / 1000), PCT(sys->poll.success));
-        else if (sys->kvm && sys->has_poll)
-                put(poll, sizeof(poll), "; halt-poll %s (success %u%%)", poll_mode_to_string(sys->poll.mode),
-                    PCT(sys->poll.success));
+        if (sys->kvm && sys->has_poll && c->has_poll && sys->poll.mode == POLL_MODE_WINDOW)
+                put(poll, sizeof(poll), "; halt-poll: this CPU %s (success %u%%), machine window %lluus",
+                    poll_mode_to_string(c->poll.mode), PCT(c->poll.success),
+                    (unsigned long long) (sys->poll.window_ns / 1000));
+        else if (sys->kvm && sys->has_poll && c->has_poll)
+                put(poll, sizeof(poll), "; halt-poll: this CPU %s (success %u%%), machine %s",
+                    poll_mode_to_string(c->poll.mode), PCT(c->poll.success), poll_mode_to_string(sys->poll.mode));
         put(c->reason, sizeof(c->reason), "cap %s: %s; floor %s: %s%s",
                  info[c->cap].name, cap, info[c->floor].name, floor, poll);
 }

@@ -141,13 +141,47 @@ static void tick_fill(const PolicyInput *in, unsigned cpu, const CpuidleStateInf
         }
 }
 
-/* The plan in force: the policy's [floor, cap] with the manual settings
- * on top, and polling only on kvm when the machine polls only. */
+/* On KVM guests the halt-poll decision, not the weights, sets the plan:
+ * with two states (POLL and halt) the cap is the only lever and polling
+ * only is priced against halting by policy_decide_poll() (the weights'
+ * above/below of a mis-described halt say nothing the price does not).
+ * This CPU polls only when its own poll economics says so, unless the
+ * util rule holds it at the halt state; otherwise every state is allowed
+ * and the machine-wide window decides how long a halt is preceded by a
+ * poll.  A cap the profile's latency limit set (a halt slower than the
+ * limit) stands: that is the profile's word, not a price.  Returns true
+ * if it set the plan (cap, floor and reasons in c). */
+static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys) {
+        bool only;
+
+        if (!sys->kvm || !sys->has_poll || !c->has_poll || sys->halt_state >= c->n_states ||
+            c->plan.cap_reason == PLAN_REASON_PROFILE_LIMIT || c->plan.cap_reason == PLAN_REASON_MISDESCRIBED)
+                return false;
+        only = c->poll.mode == POLL_MODE_ONLY && !c->plan.util_active;
+        for (unsigned k = 0; k < c->n_states; k++)
+                c->allowed[k] = !c->tick.states[k].manual_disabled && (!only || k == sys->poll_state);
+        c->cap = only ? sys->poll_state : c->n_states - 1;
+        c->floor = 0;
+        c->cap_reason = c->poll.mode == POLL_MODE_ONLY && c->plan.util_active ? PLAN_REASON_UTIL
+                                                                                : PLAN_REASON_POLL_ECONOMICS;
+        c->floor_reason = only ? PLAN_REASON_POLL_ECONOMICS : PLAN_REASON_NONE;
+        return true;
+}
+
+/* The plan in force: the policy's [floor, cap] (on KVM the poll
+ * economics' one) with the manual settings on top; an end that the
+ * manual settings moved says so. */
 static void cpu_effective(PolicyCpu *c, unsigned cpu, const PolicyInput *in, const PolicySystem *sys,
                           const CpuidleCpuSample *smp) {
         unsigned n = c->n_states, cap = 0, floor = n;
 
-        cpu_plan_enabled(&c->plan, &c->tick, c->allowed);
+        if (!cpu_kvm_plan(c, sys)) {
+                cpu_plan_enabled(&c->plan, &c->tick, c->allowed);
+                c->cap = c->plan.cap;
+                c->floor = c->plan.floor;
+                c->cap_reason = c->plan.cap_reason;
+                c->floor_reason = c->plan.floor_reason;
+        }
         for (unsigned k = 0; k < n; k++) {
                 if (overrides_state(in->overrides, cpu, k))
                         c->allowed[k] = !smp->states[k].disabled;
@@ -157,12 +191,10 @@ static void cpu_effective(PolicyCpu *c, unsigned cpu, const PolicyInput *in, con
                 }
         }
         floor = floor < n ? floor : cap;
-        c->cap_reason = cap == c->plan.cap ? c->plan.cap_reason : PLAN_REASON_MANUAL;
-        c->floor_reason = floor == c->plan.floor ? c->plan.floor_reason : PLAN_REASON_MANUAL;
-        if (sys->kvm && sys->has_poll && sys->poll.mode == POLL_MODE_ONLY && !overrides_resume_latency(in->overrides, cpu)) {
-                cap = floor = sys->poll_state;
-                c->cap_reason = c->floor_reason = PLAN_REASON_POLL_ECONOMICS;
-        }
+        if (cap != c->cap)
+                c->cap_reason = PLAN_REASON_MANUAL;
+        if (floor != c->floor)
+                c->floor_reason = PLAN_REASON_MANUAL;
         c->cap = cap;
         c->floor = floor;
 }

@@ -43,6 +43,7 @@ typedef struct PolicySystem {
         PollPlan poll;                /* the machine's halt-poll decision (kvm only) */
         bool has_poll;
         char governor[32];            /* what the plan wants, "" = no opinion */
+        bool governor_required;       /* the plan needs it now (switched without the hold) */
 } PolicySystem;
 
 typedef struct PolicyLoop {

@@ -100,18 +100,28 @@ static unsigned poll_input(const PolicyLoop *l, const PolicyInput *in, PollInput
         return n;
 }
 
-/* The governor the profile wants now, or "" for no opinion. */
-static const char *wanted_governor(const PolicyLoop *l, const PolicyInput *in) {
+/* The governor the profile wants now, or "" for no opinion; *ret_required
+ * says whether the plan needs it (a poll window works only under the
+ * haltpoll governor) rather than merely prefers it (menu does not stop the
+ * tick on every idle entry: each stop is a VM exit on a guest). */
+static const char *wanted_governor(const PolicyLoop *l, const PolicyInput *in, bool *ret_required) {
         const Profile *p = in->profile;
         const char *g = "";
 
+        *ret_required = false;
         if (overrides_governor(in->overrides))
                 return "";
         if (p->governor == PROFILE_GOVERNOR_NAMED)
                 g = p->governor_name;
-        else if (p->governor == PROFILE_GOVERNOR_AUTO && l->sys.kvm)
-                g = l->sys.has_poll && l->sys.poll.mode == POLL_MODE_WINDOW ? "haltpoll" : "menu";
-        return cpuidle_system_has_governor(in->system, g) ? g : "";
+        else if (p->governor == PROFILE_GOVERNOR_AUTO && l->sys.kvm) {
+                *ret_required = l->sys.has_poll && l->sys.poll.mode == POLL_MODE_WINDOW;
+                g = *ret_required ? "haltpoll" : "menu";
+        }
+        if (!cpuidle_system_has_governor(in->system, g)) {
+                *ret_required = false;
+                return "";
+        }
+        return g;
 }
 
 void policy_system_decide(PolicyLoop *l, const PolicyInput *in) {
@@ -122,5 +132,5 @@ void policy_system_decide(PolicyLoop *l, const PolicyInput *in) {
                 (void) policy_decide_poll(in->profile, &pin, sys->has_poll ? &sys->poll : NULL, &sys->poll);
                 sys->has_poll = true;
         }
-        snprintf(sys->governor, sizeof(sys->governor), "%s", wanted_governor(l, in));
+        snprintf(sys->governor, sizeof(sys->governor), "%s", wanted_governor(l, in, &sys->governor_required));
 }

@@ -38,11 +38,14 @@
  * first decision (no prev) has no hysteresis, as for the mode: the
  * machine's own setting is measured, not defended.
  * The windows tried are 50, 100, 200 and 400 µs; the cheapest wins, ties to
- * the shorter.  The mode (and the window) changes only when the new choice
+ * the shorter.  A decision, once changed, holds for prof->hold_ticks ticks
+ * (the cap's hysteresis, applied to the mode and the window alike).  The mode (and the window) changes only when the new choice
  * costs less than 7/8 of the current one — as both sides of that
  * comparison come from one model with one d, the margin holds: a window
  * kept by it stays kept while the data does not move.  With H unknown (0)
  * nothing can justify burning: no polling. */
+#include <limits.h>
+
 #include "policy-internal.h"
 
 #define MARGIN_SHIFT 3                 /* switch only when cheaper by 1/8 */
@@ -196,7 +199,13 @@ int policy_decide_poll(const Profile *prof, const PollInput *in, const PollPlan 
                 next.window_ns = next.mode == POLL_MODE_WINDOW ? window : 0;
                 next.success = success_q10(&st, window, in);
                 next.mean_success_us = st.mean_success_us;
+                if (prev && prev->held_ticks < prof->hold_ticks) {
+                        next.mode = prev->mode;
+                        next.window_ns = prev->window_ns;
+                }
         }
+        if (prev && next.mode == prev->mode && next.window_ns == prev->window_ns)
+                next.held_ticks = prev->held_ticks < UINT_MAX ? prev->held_ticks + 1 : UINT_MAX;
         *ret = next;
         return !prev || next.mode != prev->mode || next.window_ns != prev->window_ns;
 }

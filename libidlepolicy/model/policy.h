@@ -180,10 +180,12 @@ typedef struct PollPlan {
         uint32_t mean_success_us;     /* learned mean duration of a successful poll; 0 = never
                                        * measured (kept while not polling in a window) */
         int64_t cost[3];              /* the priced cost of each mode, same units, lower is better */
+        unsigned held_ticks;          /* decisions since the mode or window last changed (saturates) */
 } PollPlan;
 
 /* Prices the three modes with prof->burn_price and picks the cheapest (with
- * hysteresis against prev, which may be NULL for the first tick).  Returns
+ * hysteresis against prev, which may be NULL for the first tick: a change
+ * needs a 1/8 margin and prev held for at least prof->hold_ticks ticks).  Returns
  * 1 if the mode or window changed, 0 if not.  Costs are µs of wakeup
  * latency (or its burn-priced equivalent) per second; the formulas are in
  * policy-poll.c. */

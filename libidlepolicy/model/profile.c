@@ -59,14 +59,14 @@ void profile_init(Profile *p, const char *name) {
                 .latency_limit_us = 0,
                 .too_deep_tolerance = PCT_TO_Q10(30),
                 .too_shallow_tolerance = PCT_TO_Q10(25),
-                .burn_price = 1024,
+                .burn_price = 128,
                 .util_threshold = 1024,
                 .util_hysteresis = PCT_TO_Q10(10),
                 .learn_shift = 6,
                 .age_shift = 3,
                 .explore_shift = 3,
                 .hold_ticks = 2,
-                .governor = PROFILE_GOVERNOR_KEEP,
+                .governor = PROFILE_GOVERNOR_AUTO,
         };
         snprintf(p->name, sizeof(p->name), "%s", name ? name : "");
         snprintf(p->description, sizeof(p->description), "%s", "");

@@ -3,6 +3,7 @@
  * it should win, the unknown halt cost, the success rate, hysteresis, and
  * no flapping between windows (open and closed loop). */
 #include <check.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "test-model-helpers.h"
@@ -15,6 +16,7 @@ static Profile balanced(void) {
 
         profile_init(&p, "balanced");
         p.burn_price = 256;             /* a burned µs is worth 1/4 µs of latency */
+        p.hold_ticks = 0;               /* test_min_hold covers the hold */
         return p;
 }
 
@@ -162,6 +164,37 @@ START_TEST(test_per_second_and_empty) {
 }
 END_TEST
 
+/* A changed decision holds for hold_ticks ticks, however cheap the
+ * alternative turns; the first decision is not held back; held_ticks
+ * counts the decisions since the last change. */
+START_TEST(test_min_hold) {
+        Profile prof = balanced();
+        PollInput sleeper = halting(110, 9000, 10), trips = halting(8000, 110, 8000);
+        PollPlan a, b;
+
+        prof.burn_price = 64;
+        prof.hold_ticks = 3;
+        ck_assert_int_eq(policy_decide_poll(&prof, &trips, NULL, &a), 1);
+        ck_assert_int_eq(a.mode, POLL_MODE_ONLY);
+        ck_assert_uint_eq(a.held_ticks, 0);
+        /* the load stops at once: none is far cheaper, but only after 3 ticks */
+        for (unsigned i = 1; i <= 3; i++) {
+                ck_assert_int_eq(policy_decide_poll(&prof, &sleeper, &a, &b), 0);
+                ck_assert_int_eq(b.mode, POLL_MODE_ONLY);
+                ck_assert_uint_eq(b.held_ticks, i);
+                ck_assert_int_lt(b.cost[POLL_MODE_NONE], b.cost[POLL_MODE_ONLY]);
+                a = b;
+        }
+        ck_assert_int_eq(policy_decide_poll(&prof, &sleeper, &a, &b), 1);
+        ck_assert_int_eq(b.mode, POLL_MODE_NONE);
+        ck_assert_uint_eq(b.held_ticks, 0);
+        /* saturates instead of wrapping */
+        b.held_ticks = UINT_MAX;
+        ck_assert_int_eq(policy_decide_poll(&prof, &sleeper, &b, &a), 0);
+        ck_assert_uint_eq(a.held_ticks, UINT_MAX);
+}
+END_TEST
+
 /* The daemon engineer's fake KVM data (tests/integration/policytest.py
  * POLL_PAYS, one 30 ms step: 2010 polls of 12000 µs in all, 10 halts,
  * 2000 non-timer wakeups) with a halt that costs 500 µs, the machine's
@@ -274,6 +307,7 @@ static Suite *poll_suite(void) {
         tcase_add_test(tc, test_unknown_halt_cost);
         tcase_add_test(tc, test_hysteresis);
         tcase_add_test(tc, test_per_second_and_empty);
+        tcase_add_test(tc, test_min_hold);
         tcase_add_test(tc, test_window_does_not_flap);
         tcase_add_test(tc, test_closed_loop_settles);
         suite_add_tcase(s, tc);

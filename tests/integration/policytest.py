@@ -83,6 +83,10 @@ TOO_DEEP_C2 = {0: (50, 100, 0, 2), 1: (100, 3000, 5, 5), 2: (100, 2000, 90, 0)}
 # halt cost, polling in a short window is cheapest for balanced.
 POLL_PAYS = {0: (2010, 12000, 0, 0), 1: (10, 80000, 0, 0)}
 POLL_PAYS_IRQS = 2000
+# Per step: 80 halts of 300 us each, every one ended by an interrupt (a
+# poll window would miss a quarter of them; polling only catches all).
+HALT_LONG = {0: (1, 5, 0, 0), 1: (80, 24000, 0, 0)}
+HALT_LONG_IRQS = 80
 
 
 def write_profile(test, name, **keys):

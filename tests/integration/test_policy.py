@@ -225,15 +225,30 @@ class Kvm(T.IdlePolicyTestCase):
         self.start_daemon()
         self.assertEqual(P.knobs(self), P.original_knobs(self))
 
-    def test_poll_only_sets_resume_latency_na_and_sigterm_restores(self):
+    def test_latency_limit_polls_only_through_resume_latency_and_sigterm_restores(self):
+        """A halt slower than the profile's limit: polling only, set through
+        the resume latency (the haltpoll governor ignores disable bits)."""
         self.calibrated(500)
         self.call('SetProfile', 'latency')
         self.call('SetResumeLatency', U(1), U(0))          # CPU 1's latency is the administrator's
         with self.ticking():
-            T.wait_for(lambda: self.manager_prop('PollMode') == 'poll-only', what='PollMode poll-only')
             T.wait_for(lambda: self.read(T.latency_file(0)) == 'n/a', what='CPU 0 polling only')
-            self.assertEqual(P.plan(self, 0)[2], 'poll-economics')
+            self.assertEqual(P.plan(self, 0)[:3], (0, 0, 'misdescribed'))
         self.assertEqual(self.read(T.latency_file(1)), '0')
+        self.assertEqual(self.stop_daemon(signal.SIGTERM), 0)
+        self.assertEqual(P.knobs(self), P.original_knobs(self))
+
+    def test_poll_economics_polls_only_per_cpu_and_sigterm_restores(self):
+        """Long non-timer idle periods and a dear halt: polling only pays on
+        the CPUs that see them; the others keep halting."""
+        self.calibrated(500)
+        self.call('SetProfile', 'performance')
+        with P.Feeder(self, [0], P.HALT_LONG, P.HALT_LONG_IRQS):
+            T.wait_for(lambda: self.read(T.latency_file(0)) == 'n/a', timeout=20, what='CPU 0 polling only')
+            self.assertEqual(P.plan(self, 0), (0, 0, 'poll-economics', 'poll-economics'))
+            self.assertIn('polling only is cheaper', self.cpu_prop(0, 'Reason'))
+            self.assertEqual(self.read(T.latency_file(1)), '0')
+            self.assertEqual(P.plan(self, 1)[0], 1)
         self.assertEqual(self.stop_daemon(signal.SIGTERM), 0)
         self.assertEqual(P.knobs(self), P.original_knobs(self))
 
