@@ -76,11 +76,18 @@ static double pct(uint64_t part, uint64_t whole) {
 
 /* Fills out->states from the counter deltas of a comparable CPU. */
 static void idle_rates(const CpuidleCpuSample *a, const CpuidleCpuSample *b, uint64_t interval_usec, CpuRates *out) {
-        double seconds = (double) interval_usec / 1e6;
-        uint64_t total_usage = 0;
+        const double seconds = (double) interval_usec / 1e6;
+        uint64_t total_usage = 0, total_time = 0;
 
-        for (unsigned k = 0; k < b->n_states; k++)
+        for (unsigned k = 0; k < b->n_states; k++) {
                 total_usage += b->states[k].usage - a->states[k].usage;
+                total_time += b->states[k].time_us - a->states[k].time_us;
+        }
+        /* The kernel adds a period's time when it ends, and the counters are
+         * read a little after the timestamp: the states' time can exceed
+         * the interval by a period or two.  Time shares never sum past 100%. */
+        if (total_time > interval_usec)
+                interval_usec = total_time;
         out->n_states = b->n_states;
         for (unsigned k = 0; k < b->n_states; k++) {
                 const CpuidleStateCounters *x = &a->states[k], *y = &b->states[k];

@@ -38,7 +38,8 @@ typedef struct StateRates {
         uint64_t d_usage, d_time_us, d_above, d_below, d_rejected;
         double usage_per_s;
         double usage_share_pct;     /* of all entries on this CPU in the interval */
-        double time_share_pct;      /* of the interval's wall time spent in this state */
+        double time_share_pct;      /* of the interval's wall time spent in this state (scaled so
+                                     * that the states never sum past 100%) */
         double too_deep_pct;        /* d_above / d_usage * 100 (0 if no usage) */
         double too_shallow_pct;     /* d_below / d_usage * 100 */
 } StateRates;

@@ -262,6 +262,25 @@ START_TEST(test_paced_ticks) {
 }
 END_TEST
 
+/* The states' time over a tick can run past the tick by a period (the
+ * kernel adds a period when it ends; the counters are read after the
+ * timestamp): the time shares are scaled to sum to 100%, the rates stay
+ * per wall second. */
+START_TEST(test_time_share_clamped) {
+        _cleanup_snapshot_ Snapshot *a = snapshot_ok(2), *b = snapshot_ok(2);
+        CpuRates r[2];
+
+        fill(a, b);
+        b->idle[0].states[1].time_us = a->idle[0].states[1].time_us + 2034000;   /* + 2000 us of POLL: 2.036 s in 2 s */
+        delta_ok(a, b, r);
+        ck_assert_near(r[0].states[0].time_share_pct + r[0].states[1].time_share_pct, 100.0);
+        ck_assert_near(r[0].states[1].time_share_pct, 100.0 * 2034000 / 2036000);
+        ck_assert_near(r[0].states[1].usage_per_s, 100.0);
+        /* the other CPU, within its interval, is untouched */
+        ck_assert_near(r[1].states[1].time_share_pct, 50.0);
+}
+END_TEST
+
 START_TEST(test_take_errors) {
         FakeTree *t = unit_tree(NULL);
         _cleanup_topology_ Topology *topo = NULL;
@@ -289,6 +308,7 @@ int main(void) {
         tcase_add_test(delta, test_invalid_cpus);
         tcase_add_test(delta, test_unknown_proc);
         tcase_add_test(delta, test_delta_mismatch);
+        tcase_add_test(delta, test_time_share_clamped);
         tcase_add_test(take, test_take_and_tick);
         tcase_add_test(take, test_paced_ticks);
         tcase_add_test(take, test_take_errors);
