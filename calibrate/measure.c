@@ -11,10 +11,13 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "measure.h"
 
 #define NSEC_PER_USEC 1000ull
@@ -81,9 +84,11 @@ typedef struct PingPong {
         int fds[2];
         unsigned cpu, partner, total, gap_us;
         uint64_t *samples;
+        bool *slept;                     /* the waiter blocked for sample i */
         _Atomic uint64_t sent_ns;
+        _Atomic uint64_t block_ns;       /* when the waiter last called read() */
+        _Atomic unsigned armed;          /* samples the waiter has blocked (or is about to block) for */
         _Atomic unsigned acked;          /* samples the waiter has taken */
-        _Atomic bool ready;              /* the waiter is pinned */
         _Atomic int error;               /* first failure of either thread */
 } PingPong;
 
@@ -91,6 +96,14 @@ static void pingpong_fail(PingPong *p, int error) {
         int expected = 0;
 
         (void) atomic_compare_exchange_strong(&p->error, &expected, error);
+}
+
+/* The calling thread's voluntary context switches so far: it grows when
+ * the thread blocks, not when read() finds the byte already there. */
+static long voluntary_switches(void) {
+        struct rusage ru;
+
+        return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nvcsw : 0;
 }
 
 static void *waiter_main(void *arg) {
@@ -101,11 +114,13 @@ static void *waiter_main(void *arg) {
                 pingpong_fail(p, r);
                 return NULL;
         }
-        atomic_store(&p->ready, true);
         for (unsigned i = 0; i < p->total; i++) {
+                long switches = voluntary_switches();
                 ssize_t k;
                 char b;
 
+                atomic_store(&p->block_ns, now_ns());
+                atomic_store(&p->armed, i + 1);
                 do
                         k = read(p->fds[0], &b, 1);
                 while (k < 0 && errno == EINTR);
@@ -114,18 +129,19 @@ static void *waiter_main(void *arg) {
                         pingpong_fail(p, k < 0 ? -errno : -EPIPE);
                         return NULL;
                 }
+                p->slept[i] = voluntary_switches() > switches;
                 p->samples[i] = t - atomic_load(&p->sent_ns);
                 atomic_store(&p->acked, i + 1);
         }
         return NULL;
 }
 
-/* Busy-waits until the waiter has taken n samples (or is ready, for n = 0).
- * Returns 0, the waiter's error or -ETIMEDOUT. */
-static int wait_ack(PingPong *p, unsigned n) {
+/* Busy-waits until *counter reaches n.  Returns 0, the waiter's error or
+ * -ETIMEDOUT. */
+static int wait_count(PingPong *p, _Atomic unsigned *counter, unsigned n) {
         uint64_t deadline = now_ns() + ACK_TIMEOUT_NS;
 
-        while (n == 0 ? !atomic_load(&p->ready) : atomic_load(&p->acked) < n) {
+        while (atomic_load(counter) < n) {
                 int r = atomic_load(&p->error);
 
                 if (r < 0)
@@ -136,35 +152,36 @@ static int wait_ack(PingPong *p, unsigned n) {
         return 0;
 }
 
-static int sender_run(PingPong *p) {
-        int r = pin_self(p->partner);
+/* Sample i: waits until the waiter is about to block for it, busy-waits
+ * until gap_us after that, then writes.  Returns 0 or a negative errno. */
+static int sender_send(PingPong *p, unsigned i) {
+        uint64_t end;
+        ssize_t k;
+        int r;
 
+        r = wait_count(p, &p->armed, i + 1);
         if (r < 0)
                 return r;
-        for (unsigned i = 0; i < p->total; i++) {
-                uint64_t end;
-                ssize_t k;
-
-                r = wait_ack(p, i);
-                if (r < 0)
-                        return r;
-                end = now_ns() + p->gap_us * NSEC_PER_USEC;
-                while (now_ns() < end)
-                        ;
-                atomic_store(&p->sent_ns, now_ns());
-                do
-                        k = write(p->fds[1], "x", 1);
-                while (k < 0 && errno == EINTR);
-                if (k != 1)
-                        return k < 0 ? -errno : -EIO;
-        }
-        return wait_ack(p, p->total);
+        end = atomic_load(&p->block_ns) + p->gap_us * NSEC_PER_USEC;
+        while (now_ns() < end)
+                ;
+        atomic_store(&p->sent_ns, now_ns());
+        do
+                k = write(p->fds[1], "x", 1);
+        while (k < 0 && errno == EINTR);
+        if (k != 1)
+                return k < 0 ? -errno : -EIO;
+        return 0;
 }
 
 static void *sender_main(void *arg) {
         PingPong *p = arg;
-        int r = sender_run(p);
+        int r = pin_self(p->partner);
 
+        for (unsigned i = 0; r >= 0 && i < p->total; i++)
+                r = sender_send(p, i);
+        if (r >= 0)
+                r = wait_count(p, &p->acked, p->total);
         if (r < 0)
                 pingpong_fail(p, r);
         return NULL;
@@ -190,24 +207,42 @@ static int pingpong_run(PingPong *p) {
         return atomic_load(&p->error);
 }
 
-int measure_wakeup(unsigned cpu, unsigned partner, unsigned n, unsigned gap_us, MeasureStats *ret) {
+int measure_wakeup_samples(unsigned cpu, unsigned partner, unsigned n, unsigned gap_us, uint64_t *ret_ns,
+                           bool *ret_slept) {
         PingPong p = { .cpu = cpu, .partner = partner, .total = n + MEASURE_WARMUP, .gap_us = gap_us };
+        _cleanup_free_ uint64_t *samples = NULL;
+        _cleanup_free_ bool *slept = NULL;
         int r;
 
         if (n == 0 || cpu == partner)
                 return -EINVAL;
-        p.samples = calloc(p.total, sizeof(uint64_t));
-        if (!p.samples)
+        p.samples = samples = calloc(p.total, sizeof(uint64_t));
+        p.slept = slept = calloc(p.total, sizeof(bool));
+        if (!samples || !slept)
                 return -ENOMEM;
-        if (pipe2(p.fds, O_CLOEXEC) < 0) {
-                free(p.samples);
+        if (pipe2(p.fds, O_CLOEXEC) < 0)
                 return -errno;
-        }
         r = pingpong_run(&p);
         (void) close(p.fds[0]);
+        if (r < 0)
+                return r;
+        memcpy(ret_ns, samples + MEASURE_WARMUP, n * sizeof(uint64_t));
+        memcpy(ret_slept, slept + MEASURE_WARMUP, n * sizeof(bool));
+        return 0;
+}
+
+int measure_wakeup(unsigned cpu, unsigned partner, unsigned n, unsigned gap_us, MeasureStats *ret) {
+        _cleanup_free_ uint64_t *ns = calloc(n, sizeof(uint64_t));
+        _cleanup_free_ bool *slept = calloc(n, sizeof(bool));
+        int r;
+
+        if (n == 0)
+                return -EINVAL;
+        if (!ns || !slept)
+                return -ENOMEM;
+        r = measure_wakeup_samples(cpu, partner, n, gap_us, ns, slept);
         if (r == 0)
-                measure_stats(p.samples + MEASURE_WARMUP, n, ret);
-        free(p.samples);
+                measure_stats(ns, n, ret);
         return r;
 }
 

@@ -8,6 +8,10 @@
 #
 # With only state K allowed on CPU C the "measured" wakeup is
 #   median 40K + 5 + C µs, p99 100K + 9 + C µs, timer lateness 30K + 3 µs.
+# The sweep (with a partner and --sweep-samples > 0): after an idle of D µs
+#   median 40K + 5 + C µs, plus 20 µs for K > 0 and D < 100 (an entry cost
+#   of 20 µs, flat from 100 µs); at D = 2 three wakeups in four come before
+#   the CPU is idle (the point does not count).
 #
 # Environment:
 #   MOCK_ROOT     the fake tree
@@ -21,7 +25,7 @@
 #                 into the next state as into K
 set -u
 
-cpu= partner= samples= tsamples= gap=
+cpu= partner= samples= tsamples= gap= sweep= ssamples=0
 while [ $# -gt 0 ]; do
         case $1 in
         --cpu) cpu=$2; shift 2 ;;
@@ -29,6 +33,8 @@ while [ $# -gt 0 ]; do
         --samples) samples=$2; shift 2 ;;
         --timer-samples) tsamples=$2; shift 2 ;;
         --gap-us) gap=$2; shift 2 ;;
+        --sweep-us) sweep=$2; shift 2 ;;
+        --sweep-samples) ssamples=$2; shift 2 ;;
         --json) shift ;;
         *) echo "mock-calibrate: unknown argument $1" >&2; exit 2 ;;
         esac
@@ -43,7 +49,7 @@ done
 resume=$(cat "$dir/power/pm_qos_resume_latency_us")
 poll=$(cat "$MOCK_ROOT/sys/module/haltpoll/parameters/guest_halt_poll_ns" 2>/dev/null || echo -)
 
-echo "cpu=$cpu partner=${partner:--} samples=$samples timer=$tsamples gap=$gap enabled=$enabled resume=$resume poll=$poll" >>"$MOCK_LOG"
+echo "cpu=$cpu partner=${partner:--} samples=$samples timer=$tsamples gap=$gap sweep=$sweep x $ssamples enabled=$enabled resume=$resume poll=$poll" >>"$MOCK_LOG"
 if [ -n "${MOCK_JOURNAL:-}" ] && [ -f "$MOCK_JOURNAL" ]; then
         grep -v '^#' "$MOCK_JOURNAL" | sed 's/^/  journal: /' >>"$MOCK_LOG"
 fi
@@ -92,7 +98,27 @@ else
         wakeup=null
         tentries=", \"entries\": [$entries]"
 fi
+# sweep points: entries one per wakeup into K, as above
+sweep_json=null
+if [ -n "$partner" ] && [ "$ssamples" -gt 0 ]; then
+        points=
+        for d in $(echo "$sweep" | tr , ' '); do
+                slept=$ssamples awake=0
+                [ "$d" = 2 ] && slept=$((ssamples / 4)) awake=$((ssamples - ssamples / 4))
+                m=$((40 * k + 5 + cpu))
+                [ "$k" != 0 ] && [ "$d" -lt 100 ] && m=$((m + 20))
+                pe= i=0
+                while [ $i -lt "$n" ]; do
+                        e=0
+                        [ $i = "$k" ] && e=$slept
+                        pe="$pe${pe:+, }$e"
+                        i=$((i + 1))
+                done
+                points="$points${points:+, }{\"idle_us\": $d, \"samples\": $slept, \"awake\": $awake, \"median_us\": $m.25, \"entries\": [$pe]}"
+        done
+        sweep_json="{\"method\": \"pipe\", \"samples\": $ssamples, \"points\": [$points]}"
+fi
 cat <<EOF
-{"cpu": $cpu, "partner": ${partner:-null}, "states": [], "wakeup": $wakeup,
+{"cpu": $cpu, "partner": ${partner:-null}, "states": [], "wakeup": $wakeup, "sweep": $sweep_json,
  "timer": {"samples": $tsamples, "median_us": $timer.0, "p99_us": $((timer + 20)).0$tentries}}
 EOF

@@ -3,17 +3,21 @@
 # Live test of idlepolicy-calibrate on this machine's real cpuidle: measures
 # CPU 1 (woken from CPU 0) with only the polling state allowed, then with
 # only the first non-polling state allowed (on this KVM guest: POLL and
-# "haltpoll idle"), checks that the JSON is sane, that the helper changed no
-# knob, and that the machine is left exactly as found (every CPU's disable
-# bits and resume latency, the governor, the haltpoll parameters) -- also
-# when interrupted (trap on EXIT INT TERM).  Reports the numbers; asserts
-# nothing about them (the mis-described verdict is printed as a note).
+# "haltpoll idle"), checks that the JSON is sane (the idle-duration sweep
+# too), that the helper changed no knob, and that the machine is left
+# exactly as found (every CPU's disable bits and resume latency, the
+# governor, the haltpoll parameters) -- also when interrupted (trap on
+# EXIT INT TERM).  Reports the numbers; asserts nothing about them (the
+# mis-described verdict, the curve over POLL and the entry cost are
+# printed as notes).
 # TAP output.  Exits 77 when not root or without cpuidle.
 # Usage: test-calibrate-live.sh PATH/TO/idlepolicy-calibrate [SAMPLES]
 set -u
 helper=${1:?usage: $0 idlepolicy-calibrate [SAMPLES]}
 samples=${2:-2000}
 timer_samples=$((samples / 2))
+sweep_samples=$((samples / 10))
+sweep_us=2,5,10,20,50,100,200,500,1000,2000
 
 if [ "$(id -u)" -ne 0 ]; then
         echo "1..0 # SKIP needs root"
@@ -86,7 +90,7 @@ halt_name=$(cat "$SYS/cpu$cpu/cpuidle/state$halt/name")
 halt_latency=$(cat "$SYS/cpu$cpu/cpuidle/state$halt/latency")
 
 snapshot >"$tmp/before"
-echo "1..12"
+echo "1..14"
 echo "# CPU $cpu${partner:+ woken from CPU $partner}, governor $(cat "$SYS/cpuidle/current_governor"), $samples wakeups per run"
 
 # Allows only state $1 on the target CPU, with resume latency $2, as the
@@ -114,7 +118,8 @@ measure() {
         snapshot >"$tmp/set-$tag"
         for attempt in 1 2 3; do
                 if ! "$helper" --cpu "$cpu" ${partner:+--partner "$partner"} --samples "$samples" \
-                        --timer-samples "$timer_samples" --gap-us 1000 --json >"$tmp/$tag.json" 2>"$tmp/$tag.err"; then
+                        --timer-samples "$timer_samples" --gap-us 1000 --sweep-us "$sweep_us" \
+                        --sweep-samples "$sweep_samples" --json >"$tmp/$tag.json" 2>"$tmp/$tag.err"; then
                         not_ok "$tag: idlepolicy-calibrate succeeds" "$tmp/$tag.err"
                         return
                 fi
@@ -126,6 +131,7 @@ measure() {
         snapshot >"$tmp/after-$tag"
         check "$tag: the helper changed no knob" diff "$tmp/set-$tag" "$tmp/after-$tag"
         check "$tag: the JSON is sane" sane "$tag" "$allowed"
+        check "$tag: the sweep is sane" sweep_sane "$tag"
         check "$tag: CPU $cpu idled in the allowed state" idled "$tag" "$allowed"
 }
 
@@ -180,6 +186,45 @@ sys.exit(1 if problems else 0)
 EOF
 }
 
+# Checks the sweep of run $1: null without a partner; else every duration
+# asked for in order, the wakeups asked for at each (those that found the
+# CPU idle and the others), ordered percentiles, entries for every state,
+# at least 3 durations that count, entry_us and residency_us (one of the
+# durations, or 0) present.
+sweep_sane() {
+        python3 - "$tmp/$1.json" "$sweep_samples" "$sweep_us" "${partner:-none}" <<'EOF'
+import json, sys
+path, n, durations, partner = sys.argv[1:]
+n, durations = int(n), [int(x) for x in durations.split(",")]
+d = json.load(open(path))
+sw = d["sweep"]
+problems = []
+if partner == "none":
+    if sw is not None:
+        problems.append("a sweep without a partner")
+else:
+    points = sw["points"]
+    if [p["idle_us"] for p in points] != durations:
+        problems.append("durations %s, expected %s" % ([p["idle_us"] for p in points], durations))
+    for p in points:
+        if p["samples"] + p["awake"] != n:
+            problems.append("%d us: %d + %d wakeups, expected %d" % (p["idle_us"], p["samples"], p["awake"], n))
+        if p["samples"] and not 0 <= p["min_us"] <= p["median_us"] <= p["p90_us"] <= p["p99_us"] <= p["max_us"]:
+            problems.append("%d us: percentiles out of order: %s" % (p["idle_us"], p))
+        if len(p["entries"]) != len(d["states"]):
+            problems.append("%d us: entries %s" % (p["idle_us"], p["entries"]))
+    if sum(p["valid"] for p in points) < 3:
+        problems.append("fewer than 3 durations count: %s" % [(p["idle_us"], p["awake"], p["entries"]) for p in points])
+    if not isinstance(sw["entry_us"], int) or sw["entry_us"] < 0:
+        problems.append("entry_us %r" % sw["entry_us"])
+    if sw["residency_us"] not in [0] + durations:
+        problems.append("residency_us %r" % sw["residency_us"])
+for p in problems:
+    print(p)
+sys.exit(1 if problems else 0)
+EOF
+}
+
 numbers() {
         python3 - "$tmp/$1.json" <<'EOF'
 import json, sys
@@ -210,6 +255,14 @@ p99 = halt[key]["p99_us"] - poll[key]["p99_us"]
 limit = 4 * advertised + 10
 print("\"%s\": %s median %.2f us over POLL (p99 %+.2f us), advertised exit latency %d us" % (name, key, extra, p99, advertised))
 print("mis-described (wakeup_us > 4 x %d + 10 = %d us): %s" % (advertised, limit, "yes" if extra > limit else "no"))
+if poll.get("sweep") and halt.get("sweep"):
+    base = {p["idle_us"]: p for p in poll["sweep"]["points"] if p["valid"]}
+    curve = [(p["idle_us"], p["median_us"] - base[p["idle_us"]]["median_us"]) for p in halt["sweep"]["points"]
+             if p["valid"] and p["idle_us"] in base]
+    print("\"%s\" over POLL after an idle of: %s" % (name, ", ".join("%d us %+.1f" % c for c in curve)))
+    print("the helper's own derivation (no baseline): POLL entry %d us, flat from %d us; \"%s\" entry %d us, "
+          "flat from %d us (0: none)" % (poll["sweep"]["entry_us"], poll["sweep"]["residency_us"], name,
+                                        halt["sweep"]["entry_us"], halt["sweep"]["residency_us"]))
 EOF
 
 restore

@@ -26,6 +26,10 @@
 static const char *mock_path;
 
 #define CPU_DIR "sys/devices/system/cpu/cpu"
+/* The sweep of a CPU of this VM's (both gaps 1000 µs), 20 wakeups each. */
+#define SWEEP_VM " sweep=2,5,10,20,50,100,200,500,1000,2000 x 20"
+/* That of a CPU of ten states (the longest gap 20 ms). */
+#define SWEEP_TEN "2,5,10,20,50,100,200,500,1000,2000,20000 x 20"
 
 typedef struct Fixture {
         char dir[PATH_MAX], root[PATH_MAX + 8], runtime[PATH_MAX + 8], log[PATH_MAX + 8], pidfile[PATH_MAX + 8];
@@ -71,7 +75,8 @@ static void fixture_setup(unsigned n_cpus, unsigned n_states) {
         setenv("MOCK_JOURNAL", journal_file, 1);
         unsetenv("MOCK_MODE");
         unsetenv("MOCK_NOENTRY");
-        f.params = (CalibrateParams) { .samples = 100, .timer_samples = 50, .gap_min_us = 1000, .timeout_usec = 5000000 };
+        f.params = (CalibrateParams) { .samples = 100, .timer_samples = 50, .gap_min_us = 1000, .sweep_samples = 20,
+                                       .timeout_usec = 5000000 };
 }
 
 static void open_journal(void) {
@@ -220,6 +225,19 @@ static void assert_state(const CalibrationState *s, const char *name, uint32_t w
         ck_assert(s->misdescribed == misdescribed);
 }
 
+/* The mock's curve for state k >= 1 of a CPU of this VM's: over POLL
+ * 40k + 20 µs up to 50 µs of idleness, 40k from 100 µs (the point at 2 µs
+ * does not count: mostly awake). */
+static void assert_curve(const CalibrationState *s, unsigned k, unsigned n_points) {
+        static const uint32_t idle[] = { 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 20000 };
+
+        ck_assert_uint_eq(s->n_curve, n_points);
+        for (unsigned i = 0; i < n_points; i++) {
+                ck_assert_uint_eq(s->curve[i].idle_us, idle[i]);
+                ck_assert_int_eq(s->curve[i].penalty_us, (int32_t) (40 * k + (idle[i] < 100 ? 20 : 0)));
+        }
+}
+
 /* ---- the walk ------------------------------------------------------------ */
 
 /* During each run exactly one state was enabled, with the right resume
@@ -227,14 +245,14 @@ static void assert_state(const CalibrationState *s, const char *name, uint32_t w
 static void assert_two_cpus_log(void) {
         _cleanup_free_ char *log = read_log();
 
-        assert_log_has(log, "cpu=0 partner=1 samples=100 timer=50 gap=1000 enabled=0 resume=n/a poll=200000\n"
+        assert_log_has(log, "cpu=0 partner=1 samples=100 timer=50 gap=1000" SWEEP_VM " enabled=0 resume=n/a poll=200000\n"
                             "  journal: " CPU_DIR "0/cpuidle/state1/disable 0\n"
                             "  journal: " CPU_DIR "0/power/pm_qos_resume_latency_us 20\n");
-        assert_log_has(log, "cpu=0 partner=1 samples=100 timer=50 gap=1000 enabled=1 resume=0 poll=0\n");
-        assert_log_has(log, "cpu=1 partner=0 samples=100 timer=50 gap=1000 enabled=0 resume=n/a poll=200000\n"
+        assert_log_has(log, "cpu=0 partner=1 samples=100 timer=50 gap=1000" SWEEP_VM " enabled=1 resume=0 poll=0\n");
+        assert_log_has(log, "cpu=1 partner=0 samples=100 timer=50 gap=1000" SWEEP_VM " enabled=0 resume=n/a poll=200000\n"
                             "  journal: " CPU_DIR "0/cpuidle/state1/disable 0\n"
                             "  journal: " CPU_DIR "1/power/pm_qos_resume_latency_us 0\n");
-        assert_log_has(log, "cpu=1 partner=0 samples=100 timer=50 gap=1000 enabled=1 resume=0 poll=0\n");
+        assert_log_has(log, "cpu=1 partner=0 samples=100 timer=50 gap=1000" SWEEP_VM " enabled=1 resume=0 poll=0\n");
         assert_log_has(log, "  journal: " CPU_DIR "1/cpuidle/state1/disable 1\n");
         assert_log_has(log, "  journal: " CPU_DIR "1/cpuidle/state0/disable 0\n");
         assert_log_has(log, "  journal: sys/module/haltpoll/parameters/guest_halt_poll_ns 200000\n");
@@ -274,6 +292,14 @@ START_TEST(test_two_cpus) {
                 assert_state(&f.result->cpus[cpu].states[0], "POLL", 0, 0, 3, false);
                 assert_state(&f.result->cpus[cpu].states[1], "haltpoll idle", 40, 100, 33, true);
                 ck_assert_uint_eq(f.result->cpus[cpu].states[1].advertised_latency_us, 1);
+                /* the baseline has no curve; halt: 20 µs entry cost, flat from 100 µs */
+                ck_assert_uint_eq(f.result->cpus[cpu].states[0].n_curve, 0);
+                ck_assert_uint_eq(f.result->cpus[cpu].states[0].entry_us, 0);
+                ck_assert_uint_eq(f.result->cpus[cpu].states[0].residency_us, 0);
+                assert_curve(&f.result->cpus[cpu].states[1], 1, 9);
+                ck_assert_uint_eq(f.result->cpus[cpu].states[1].entry_us, 20);
+                ck_assert_uint_eq(f.result->cpus[cpu].states[1].residency_us, 100);
+                ck_assert_uint_eq(calibration_breakeven_us(&f.result->cpus[cpu].states[1], 1), 100);
         }
         fixture_done(c);
 }
@@ -286,11 +312,14 @@ START_TEST(test_one_cpu) {
         fixture_setup_journal(1, 0);
         c = calibrate_ok();
         log = read_log();
-        assert_log_has(log, "cpu=0 partner=- samples=100 timer=50 gap=1000 enabled=0 resume=n/a poll=200000\n");
-        assert_log_has(log, "cpu=0 partner=- samples=100 timer=50 gap=1000 enabled=1 resume=0 poll=0\n");
-        /* Timer lateness only: POLL 3 (p99 23), halt 33 (p99 53). */
+        assert_log_has(log, "cpu=0 partner=- samples=100 timer=50 gap=1000" SWEEP_VM " enabled=0 resume=n/a poll=200000\n");
+        assert_log_has(log, "cpu=0 partner=- samples=100 timer=50 gap=1000" SWEEP_VM " enabled=1 resume=0 poll=0\n");
+        /* Timer lateness only: POLL 3 (p99 23), halt 33 (p99 53); no sweep. */
         assert_state(&f.result->cpus[0].states[0], "POLL", 0, 0, 3, false);
         assert_state(&f.result->cpus[0].states[1], "haltpoll idle", 30, 30, 33, true);
+        ck_assert_uint_eq(f.result->cpus[0].states[1].n_curve, 0);
+        ck_assert_uint_eq(f.result->cpus[0].states[1].entry_us, 0);
+        ck_assert_uint_eq(f.result->cpus[0].states[1].residency_us, 0);
         assert_knobs_vm(0, "0", "0", "0");
         ck_assert_uint_eq(journal_count(), 0);
         fixture_done(c);
@@ -304,9 +333,10 @@ START_TEST(test_ten_states) {
         fixture_setup_journal(2, 10);
         c = calibrate_ok();
         log = read_log();
-        /* gap = max(1000, 2 × residency): C5 has 3072 µs, C9 is capped. */
-        assert_log_has(log, "cpu=1 partner=0 samples=100 timer=50 gap=6144 enabled=5 resume=0 poll=0\n");
-        assert_log_has(log, "cpu=1 partner=0 samples=100 timer=50 gap=20000 enabled=9 resume=0 poll=0\n");
+        /* gap = max(1000, 2 × residency): C5 has 3072 µs, C9 is capped; the
+         * sweep of every state reaches the longest gap. */
+        assert_log_has(log, "cpu=1 partner=0 samples=100 timer=50 gap=6144 sweep=" SWEEP_TEN " enabled=5 resume=0 poll=0\n");
+        assert_log_has(log, "cpu=1 partner=0 samples=100 timer=50 gap=20000 sweep=" SWEEP_TEN " enabled=9 resume=0 poll=0\n");
         for (unsigned cpu = 0; cpu < 2; cpu++) {
                 ck_assert_uint_eq(f.result->cpus[cpu].n_states, 10);
                 for (unsigned k = 1; k < 10; k++) {
@@ -316,6 +346,10 @@ START_TEST(test_ten_states) {
                         ck_assert_uint_eq(s->advertised_latency_us, 1u << (2 * k));
                         /* 40k > 4 × 4^k + 10 for C1 (40 > 26) and C2 (80 > 74) only */
                         ck_assert(s->misdescribed == (k <= 2));
+                        /* the 20 µs step is within the tolerance (a tenth of 40k) from C5 on */
+                        assert_curve(s, k, 10);
+                        ck_assert_uint_eq(s->entry_us, k < 5 ? 20 : 0);
+                        ck_assert_uint_eq(s->residency_us, k < 5 ? 100 : 0);
                 }
         }
         for (unsigned k = 0; k < 10; k++) {
@@ -361,9 +395,9 @@ START_TEST(test_state_unusable) {
         ck_assert_str_eq(f.result->cpus[1].states[1].name, "haltpoll idle");
         /* tried three times, the others once */
         log = read_log();
-        ck_assert_uint_eq(count_runs(log, "cpu=1 partner=0 samples=100 timer=50 gap=1000 enabled=1 resume=0 poll=0\n"), 3);
-        ck_assert_uint_eq(count_runs(log, "cpu=1 partner=0 samples=100 timer=50 gap=1000 enabled=0 resume=n/a poll=200000\n"), 1);
-        ck_assert_uint_eq(count_runs(log, "cpu=0 partner=1 samples=100 timer=50 gap=1000 enabled=1 resume=0 poll=0\n"), 1);
+        ck_assert_uint_eq(count_runs(log, "cpu=1 partner=0 samples=100 timer=50 gap=1000" SWEEP_VM " enabled=1 resume=0 poll=0\n"), 3);
+        ck_assert_uint_eq(count_runs(log, "cpu=1 partner=0 samples=100 timer=50 gap=1000" SWEEP_VM " enabled=0 resume=n/a poll=200000\n"), 1);
+        ck_assert_uint_eq(count_runs(log, "cpu=0 partner=1 samples=100 timer=50 gap=1000" SWEEP_VM " enabled=1 resume=0 poll=0\n"), 1);
         fixture_done(c);
 }
 END_TEST
@@ -502,9 +536,97 @@ START_TEST(test_crash_replayed) {
 }
 END_TEST
 
+/* ---- the helper's sweep, read without a run ------------------------------ */
+
+#define HELPER_JSON(sweep) \
+        "{\"cpu\": 1, \"partner\": 0, \"states\": [], \"timer\": {\"samples\": 5, \"median_us\": 3.0, \"p99_us\": 9.0}, " \
+        "\"wakeup\": {\"samples\": 10, \"median_us\": 6.0, \"p99_us\": 9.0, \"entries\": [10, 0]}" sweep "}"
+#define POINT(idle) "{\"idle_us\": " #idle ", \"samples\": 9, \"awake\": 1, \"median_us\": 7.5, \"entries\": [10, 0]}"
+
+START_TEST(test_sweep_parse) {
+        CalibrateMeasurement m;
+
+        /* an older helper (no sweep), none (null), and two points */
+        ck_assert_int_eq(calibrate_measurement_parse(HELPER_JSON(""), 1, &m), 0);
+        ck_assert_uint_eq(m.n_sweep, 0);
+        ck_assert_int_eq(calibrate_measurement_parse(HELPER_JSON(", \"sweep\": null"), 1, &m), 0);
+        ck_assert_uint_eq(m.n_sweep, 0);
+        ck_assert_int_eq(calibrate_measurement_parse(HELPER_JSON(", \"sweep\": {\"points\": [" POINT(5) ", " POINT(50) "]}"),
+                                                     1, &m), 0);
+        ck_assert_uint_eq(m.n_sweep, 2);
+        ck_assert_uint_eq(m.sweep[1].idle_us, 50);
+        ck_assert_uint_eq(m.sweep[1].samples, 9);
+        ck_assert_uint_eq(m.sweep[1].awake, 1);
+        ck_assert_double_eq_tol(m.sweep[1].median_us, 7.5, 1e-9);
+        ck_assert_uint_eq(m.sweep[1].n_entries, 2);
+        ck_assert_uint_eq(m.sweep[1].entries[0], 10);
+}
+END_TEST
+
+static const char *const bad_sweeps[] = {
+        ", \"sweep\": 7",
+        ", \"sweep\": {}",
+        ", \"sweep\": {\"points\": [" POINT(50) ", " POINT(50) "]}",                       /* not ascending */
+        ", \"sweep\": {\"points\": [" POINT(0) "]}",
+        ", \"sweep\": {\"points\": [7]}",
+        ", \"sweep\": {\"points\": [{\"idle_us\": 5, \"samples\": -1, \"awake\": 0, \"median_us\": 1}]}",
+        ", \"sweep\": {\"points\": [{\"idle_us\": 5, \"samples\": 3, \"awake\": 0}]}",   /* no median */
+        ", \"sweep\": {\"points\": [{\"idle_us\": 5, \"samples\": 3, \"awake\": 0, \"median_us\": -2}]}",
+        ", \"sweep\": {\"points\": [{\"idle_us\": 5, \"samples\": 3, \"median_us\": 2}]}",     /* no awake */
+        ", \"sweep\": {\"points\": [" POINT(1) "," POINT(2) "," POINT(3) "," POINT(4) "," POINT(5) "," POINT(6) ","
+                POINT(7) "," POINT(8) "," POINT(9) "," POINT(10) "," POINT(11) "," POINT(12) "," POINT(13) ","
+                POINT(14) "," POINT(15) "," POINT(16) "," POINT(17) "]}",                           /* 17 points */
+};
+
+START_TEST(test_sweep_parse_bad) {
+        char text[4096];
+        CalibrateMeasurement m;
+
+        snprintf(text, sizeof(text), HELPER_JSON("%s"), bad_sweeps[_i]);
+        ck_assert_msg(calibrate_measurement_parse(text, 1, &m) == -EBADMSG, "accepted: %s", text);
+}
+END_TEST
+
+START_TEST(test_sweep_point_valid) {
+        CalibrateSweepPoint p = { .idle_us = 5, .samples = 90, .awake = 10, .n_entries = 2, .entries = { 0, 90 } };
+
+        ck_assert(calibrate_sweep_point_valid(&p, 1));
+        ck_assert(!calibrate_sweep_point_valid(&p, 0));          /* not the state measured */
+        p.entries[1] = 89;                                       /* fewer than 9 entries per 10 wakeups */
+        ck_assert(!calibrate_sweep_point_valid(&p, 1));
+        p = (CalibrateSweepPoint) { .idle_us = 5, .samples = 50, .awake = 50 };   /* no counters */
+        ck_assert(calibrate_sweep_point_valid(&p, 1));
+        p.awake = 51;                                            /* mostly before the CPU idled */
+        ck_assert(!calibrate_sweep_point_valid(&p, 1));
+        p = (CalibrateSweepPoint) { .idle_us = 5 };
+        ck_assert(!calibrate_sweep_point_valid(&p, 1));
+}
+END_TEST
+
+START_TEST(test_sweep_durations) {
+        CpuidleStateInfo states[3] = { { .residency_us = 0 }, { .residency_us = 1 }, { .residency_us = 600 } };
+        uint32_t d[CALIBRATE_SWEEP_MAX];
+
+        ck_assert_uint_eq(calibrate_sweep_durations(states, 2, 1000, d), 10);
+        ck_assert_uint_eq(d[0], 2);
+        ck_assert_uint_eq(d[9], 2000);
+        /* 2 × 600 = 1200 is inside; 2 × 1500 = 3000 and the cap of 20 ms are not */
+        ck_assert_uint_eq(calibrate_sweep_durations(states, 3, 1000, d), 10);
+        states[2].residency_us = 1500;
+        ck_assert_uint_eq(calibrate_sweep_durations(states, 3, 1000, d), 11);
+        ck_assert_uint_eq(d[10], 3000);
+        states[2].residency_us = 1000000;
+        ck_assert_uint_eq(calibrate_sweep_durations(states, 3, 1000, d), 11);
+        ck_assert_uint_eq(d[10], CALIBRATE_GAP_MAX_US);
+        ck_assert_uint_eq(calibrate_sweep_durations(states, 1, 5000, d), 11);
+        ck_assert_uint_eq(d[10], 5000);
+}
+END_TEST
+
 static Suite *calibrate_suite(void) {
         Suite *s = suite_create("calibrate");
         TCase *tc = tcase_create("core");
+        TCase *tr = tcase_create("result");
 
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_two_cpus);
@@ -517,6 +639,11 @@ static Suite *calibrate_suite(void) {
         tcase_add_test(tc, test_no_cpuidle);
         tcase_add_test(tc, test_crash_replayed);
         suite_add_tcase(s, tc);
+        tcase_add_test(tr, test_sweep_parse);
+        tcase_add_loop_test(tr, test_sweep_parse_bad, 0, (int) (sizeof(bad_sweeps) / sizeof(bad_sweeps[0])));
+        tcase_add_test(tr, test_sweep_point_valid);
+        tcase_add_test(tr, test_sweep_durations);
+        suite_add_tcase(s, tr);
         return s;
 }
 

@@ -88,25 +88,46 @@ static int wait_for_end(Ctl *c, Wait *w) {
         return r < 0 ? r : 0;
 }
 
+#define CAL_ROW "%4s  %-16s  %10s  %10s  %10s  %8s  %9s  %s\n"
+
+/* The curve of st under its row: the wakeup cost over polling after each
+ * idle duration measured. */
+static void print_curve(const CtlState *st) {
+        if (!st->has_entry || st->n_curve == 0)
+                return;
+        printf("%4s  after idle", "");
+        for (size_t i = 0; i < st->n_curve; i++) {
+                char idle[32];
+
+                printf("%s %s %+" PRId32, i > 0 ? "," : "", ctl_format_usec(st->curve[i].idle_us, idle, sizeof(idle)),
+                       st->curve[i].penalty_us);
+        }
+        printf(" (us over polling)\n");
+}
+
 /* Prints one CPU's rows.  Returns true if a state is mis-described. */
 static bool print_cpu(const CtlCpu *cpu) {
         bool any = false;
 
         for (size_t k = 0; k < cpu->n_states; k++) {
                 const CtlState *st = &cpu->states[k];
-                char adv[32], med[32], p99[32];
+                char index[16], adv[32], med[32], p99[32], entry[32] = "-", res[32] = "-";
 
+                snprintf(index, sizeof(index), "%u", cpu->index);
                 if (!st->calibrated) {
-                        printf("%4u  %-16s  %10s  %10s  %10s  %s\n", cpu->index, st->name ? st->name : "?", "-", "-", "-",
-                               "not measured");
+                        printf(CAL_ROW, index, st->name ? st->name : "?", "-", "-", "-", "-", "-", "not measured");
                         continue;
                 }
                 any |= st->misdescribed;
-                printf("%4u  %-16s  %10s  %10s  %10s  %s\n", cpu->index, st->name ? st->name : "?",
-                       ctl_format_usec(st->advertised_us, adv, sizeof(adv)),
+                if (st->has_entry)
+                        ctl_format_usec(st->entry_us, entry, sizeof(entry));
+                if (st->has_entry && st->calibrated_residency_us > 0)
+                        ctl_format_usec(st->calibrated_residency_us, res, sizeof(res));
+                printf(CAL_ROW, index, st->name ? st->name : "?", ctl_format_usec(st->advertised_us, adv, sizeof(adv)),
                        ctl_format_usec(st->measured_us, med, sizeof(med)),
-                       ctl_format_usec(st->measured_p99_us, p99, sizeof(p99)),
+                       ctl_format_usec(st->measured_p99_us, p99, sizeof(p99)), entry, res,
                        st->misdescribed ? "MIS-DESCRIBED" : "ok");
+                print_curve(st);
         }
         return any;
 }
@@ -117,7 +138,7 @@ static int show_calibration(Ctl *c, const CtlStatus *s) {
 
         if (c->json)
                 return ctl_json_print_calibration(s) < 0 ? CTL_EXIT_FAILURE : CTL_EXIT_OK;
-        printf("%4s  %-16s  %10s  %10s  %10s  %s\n", "CPU", "STATE", "ADVERTISED", "MEASURED", "P99", "VERDICT");
+        printf(CAL_ROW, "CPU", "STATE", "ADVERTISED", "MEASURED", "P99", "ENTRY", "RESIDENCY", "VERDICT");
         for (size_t i = 0; i < s->n_cpus; i++)
                 any |= print_cpu(&s->cpus[i]);
         if (any)

@@ -254,6 +254,44 @@ static int parse_calibrated(sd_bus_message *m, void *field) {
         return ctl_bus_read_array(m, 'r', "uuuub", read_calibrated_item, field);
 }
 
+/* One (ui) point of a CalibratedEntry curve; userdata is the CtlState. */
+static int read_curve_point(sd_bus_message *m, void *userdata) {
+        CtlState *st = userdata;
+        uint32_t idle;
+        int32_t penalty;
+        int r = sd_bus_message_read(m, "ui", &idle, &penalty);
+
+        if (r < 0)
+                return r;
+        if (st->n_curve >= CTL_CURVE_MAX)
+                return -EBADMSG;
+        st->curve[st->n_curve++] = (CtlCurvePoint) { .idle_us = idle, .penalty_us = penalty };
+        return 0;
+}
+
+static int read_calibrated_entry_item(sd_bus_message *m, void *userdata) {
+        uint32_t index, entry, residency;
+        CtlState *st;
+        int r;
+
+        r = sd_bus_message_read(m, "uuu", &index, &entry, &residency);
+        if (r < 0)
+                return r;
+        st = cpu_state_get(userdata, index);
+        if (!st)
+                return -ENOMEM;
+        st->has_entry = true;
+        st->entry_us = entry;
+        st->calibrated_residency_us = residency;
+        st->n_curve = 0;
+        return ctl_bus_read_array(m, 'r', "ui", read_curve_point, st);
+}
+
+/* CalibratedEntry a(uuua(ui)); field is the CtlCpu. */
+static int parse_calibrated_entry(sd_bus_message *m, void *field) {
+        return ctl_bus_read_array(m, 'r', "uuua(ui)", read_calibrated_entry_item, field);
+}
+
 /* Reads one row of Weights into the matrix (rows must all have the
  * length of the first).  Returns 0, -EBADMSG or -ENOMEM. */
 static int read_weights_row(sd_bus_message *m, CtlCpu *cpu, size_t row) {
@@ -309,6 +347,7 @@ static const PropMap cpu_map[] = {
         { "Counters", "a(uttttt)", parse_counters, 0 },
         { "Rates", "a(uddddd)", parse_rates, 0 },
         { "Calibrated", "a(uuuub)", parse_calibrated, 0 },
+        { "CalibratedEntry", "a(uuua(ui))", parse_calibrated_entry, 0 },
         { "Weights", "aaq", parse_weights, 0 },
         { "Cap", "u", prop_parse_u32, offsetof(CtlCpu, cap) },
         { "Floor", "u", prop_parse_u32, offsetof(CtlCpu, floor) },

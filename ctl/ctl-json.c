@@ -86,12 +86,32 @@ static json_t *rates_to_json(const CtlState *st) {
                          "too_shallow_pct", measurement(st->too_shallow_pct));
 }
 
+/* The curve as [{idle_us, penalty_us}], null without CalibratedEntry. */
+static json_t *curve_to_json(const CtlState *st) {
+        json_t *curve;
+
+        if (!st->has_entry)
+                return json_null();
+        curve = json_array();
+        for (size_t i = 0; curve && i < st->n_curve; i++)
+                if (json_array_append_new(curve, json_pack("{s:I, s:I}", "idle_us", (json_int_t) st->curve[i].idle_us,
+                                                           "penalty_us", (json_int_t) st->curve[i].penalty_us)) < 0)
+                        curve = (json_decref(curve), NULL);
+        return curve;
+}
+
+/* An integer from CalibratedEntry, null without it. */
+static json_t *entry_value(const CtlState *st, uint32_t v) {
+        return st->has_entry ? json_integer(v) : json_null();
+}
+
 static json_t *calibrated_to_json(const CtlState *st) {
         if (!st->calibrated)
                 return json_null();
-        return json_pack("{s:I, s:I, s:I, s:b}", "advertised_latency_us", (json_int_t) st->advertised_us,
+        return json_pack("{s:I, s:I, s:I, s:b, s:o, s:o, s:o}", "advertised_latency_us", (json_int_t) st->advertised_us,
                          "wakeup_us", (json_int_t) st->measured_us, "wakeup_p99_us", (json_int_t) st->measured_p99_us,
-                         "misdescribed", st->misdescribed);
+                         "misdescribed", st->misdescribed, "entry_us", entry_value(st, st->entry_us),
+                         "residency_us", entry_value(st, st->calibrated_residency_us), "curve", curve_to_json(st));
 }
 
 static json_t *state_to_json(const CtlState *st) {

@@ -12,6 +12,14 @@
 #include "ctl.h"
 
 #define CTL_LATENCY_NA UINT32_MAX   /* ResumeLatencyUSec "n/a" */
+#define CTL_CURVE_MAX 16u
+
+/* One point of a state's calibrated curve: the wakeup cost over polling
+ * after idle_us of idleness. */
+typedef struct CtlCurvePoint {
+        uint32_t idle_us;
+        int32_t penalty_us;
+} CtlCurvePoint;
 
 typedef struct CtlState {
         uint32_t index;
@@ -28,6 +36,10 @@ typedef struct CtlState {
         bool calibrated;            /* from Calibrated */
         uint32_t advertised_us, measured_us, measured_p99_us;
         bool misdescribed;
+        bool has_entry;             /* from CalibratedEntry (older daemons lack it) */
+        uint32_t entry_us, calibrated_residency_us;   /* residency 0: none measured */
+        CtlCurvePoint curve[CTL_CURVE_MAX];
+        size_t n_curve;
 } CtlState;
 
 typedef struct CtlCpu {

@@ -102,11 +102,12 @@ static int name_width(const CtlCpu *cpu) {
         return (int) w;
 }
 
-#define ROW "  %2s  %-*s  %9s  %9s  %9s  %-7s  %6s  %6s  %8s  %11s\n"
+#define ROW "  %2s  %-*s  %9s  %9s  %7s  %9s  %-7s  %6s  %6s  %8s  %11s\n"
 
 /* Prints one state row.  Returns true if its enabled bit is not the default. */
 static bool print_state(const CtlState *st, int width) {
-        char index[16], exit[32], measured[40], res[32], enabled[8], usage[16], time[16], deep[16], shallow[16];
+        char index[16], exit[32], measured[40], entry[32], res[32], enabled[8], usage[16], time[16], deep[16],
+                shallow[16];
         bool changed = st->disabled == st->default_enabled;
         double none = -1;
 
@@ -117,8 +118,11 @@ static bool print_state(const CtlState *st, int width) {
                 ctl_format_usec(st->measured_us, measured, sizeof(measured) - 1);
         if (st->calibrated && st->misdescribed)
                 strcat(measured, "!");
+        snprintf(entry, sizeof(entry), "-");
+        if (st->calibrated && st->has_entry)
+                ctl_format_usec(st->entry_us, entry, sizeof(entry));
         printf(ROW, index, width, st->name ? st->name : "?",
-               ctl_format_usec(st->latency_us, exit, sizeof(exit)), measured,
+               ctl_format_usec(st->latency_us, exit, sizeof(exit)), measured, entry,
                ctl_format_usec(st->residency_us, res, sizeof(res)), enabled,
                ctl_format_percent(st->has_rates ? st->usage_share_pct : none, usage, sizeof(usage)),
                ctl_format_percent(st->has_rates ? st->time_share_pct : none, time, sizeof(time)),
@@ -136,7 +140,7 @@ static bool print_cpu(const CtlCpu *cpu) {
         print_cpu_header(cpu);
         if (cpu->n_states == 0)
                 return false;
-        printf(ROW, "#", width, "NAME", "EXIT LAT", "MEASURED", "RESIDENCY", "ENABLED", "USAGE", "TIME",
+        printf(ROW, "#", width, "NAME", "EXIT LAT", "MEASURED", "ENTRY", "RESIDENCY", "ENABLED", "USAGE", "TIME",
                "TOO DEEP", "TOO SHALLOW");
         for (size_t i = 0; i < cpu->n_states; i++)
                 changed |= print_state(&cpu->states[i], width);

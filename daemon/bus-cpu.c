@@ -267,6 +267,38 @@ static int property_get_calibrated(sd_bus *bus, const char *path, const char *in
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
+/* Appends (index, entry, residency, curve) for one calibrated state.
+ * Returns 0 or a negative errno. */
+static int append_entry_cost(sd_bus_message *reply, unsigned k, const CalibrationState *st) {
+        int r = sd_bus_message_open_container(reply, 'r', "uuua(ui)");
+
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "uuu", k, st->entry_us, st->residency_us);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(ui)");
+        for (unsigned i = 0; r >= 0 && i < st->n_curve && i < CALIBRATION_CURVE_MAX; i++)
+                r = sd_bus_message_append(reply, "(ui)", st->curve[i].idle_us, st->curve[i].penalty_us);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int property_get_calibrated_entry(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        unsigned cpu = path_cpu(m, path), n = 0;
+        const CpuidleStateInfo *info = cpuidle_sampler_states(m->sampling->sampler, cpu, &n);
+        int r = sd_bus_message_open_container(reply, 'a', "(uuua(ui))");
+
+        for (unsigned k = 0; r >= 0 && k < n; k++) {
+                const CalibrationState *st = policy_calibrated_state(m->calibration, cpu, k, info[k].name);
+
+                if (st)
+                        r = append_entry_cost(reply, k, st);
+        }
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
 static const sd_bus_vtable cpu_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Index", "u", property_get_index, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -290,6 +322,7 @@ static const sd_bus_vtable cpu_vtable[] = {
         SD_BUS_PROPERTY("Weights", "aaq", property_get_weights, 0, 0),
         SD_BUS_PROPERTY("PollSuccess", "d", property_get_poll_success, 0, 0),
         SD_BUS_PROPERTY("Calibrated", "a(uuuub)", property_get_calibrated, 0, 0),
+        SD_BUS_PROPERTY("CalibratedEntry", "a(uuua(ui))", property_get_calibrated_entry, 0, 0),
         SD_BUS_VTABLE_END,
 };
 

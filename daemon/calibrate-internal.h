@@ -17,17 +17,28 @@
 /* ---- calibrate.c ------------------------------------------------------------ */
 
 #define CALIBRATE_GAP_MAX_US 20000u
+#define CALIBRATE_SWEEP_MAX CALIBRATION_CURVE_MAX
 
 typedef struct CalibrateParams {
         unsigned samples;            /* pipe wakeups per run (fewer for long gaps) */
         unsigned timer_samples;      /* timer sleeps per run */
         unsigned gap_min_us;         /* gap = max(gap_min_us, 2 × residency), <= CALIBRATE_GAP_MAX_US */
+        unsigned sweep_samples;      /* wakeups per idle duration of the sweep (fewer for long
+                                      * sweeps); 0: no sweep */
         uint64_t timeout_usec;       /* per helper run; 0: derived from the sample counts */
 } CalibrateParams;
 
 /* The defaults calibrator_start() uses: 1000 wakeups, 500 timer sleeps,
- * 1000 µs gap, derived timeout. */
+ * 1000 µs gap, 300 wakeups per idle duration, derived timeout. */
 void calibrate_params_default(CalibrateParams *ret);
+
+/* The idle durations of a CPU's sweep (the same for all its states, so
+ * that each is compared with the baseline at the same durations): 2, 5,
+ * 10, 20, 50, 100, 200, 500, 1000, 2000 µs, then the longest gap of its
+ * states if that is longer (a deep state's knee may lie beyond 2 ms).
+ * Returns the number written to ret. */
+unsigned calibrate_sweep_durations(const CpuidleStateInfo *states, unsigned n, unsigned gap_min_us,
+                                   uint32_t ret[static CALIBRATE_SWEEP_MAX]);
 
 /* calibrator_start() with explicit parameters (tests shorten them).
  * Returns as calibrator_start(). */
@@ -90,6 +101,15 @@ HelperRun *helper_run_free(HelperRun *h);
 
 /* ---- calibrate-result.c ----------------------------------------------------- */
 
+/* One idle duration of the helper's sweep. */
+typedef struct CalibrateSweepPoint {
+        uint32_t idle_us;
+        double median_us;            /* of the wakeups that found the CPU idle */
+        unsigned samples, awake;     /* wakeups that found it idle, and the others */
+        unsigned n_entries;          /* 0: the helper could not read the counters */
+        uint64_t entries[CPUIDLE_STATES_MAX];
+} CalibrateSweepPoint;
+
 typedef struct CalibrateMeasurement {
         bool valid;                  /* parsed and the CPU really idled in the state */
         bool has_wakeup;             /* false: one CPU, timer lateness only */
@@ -98,9 +118,12 @@ typedef struct CalibrateMeasurement {
         unsigned samples;            /* of the phase the entries belong to */
         unsigned n_entries;          /* 0: the helper could not read the counters */
         uint64_t entries[CPUIDLE_STATES_MAX];
+        unsigned n_sweep;            /* 0: no sweep (one CPU, or an older helper) */
+        CalibrateSweepPoint sweep[CALIBRATE_SWEEP_MAX];
 } CalibrateMeasurement;
 
-/* Parses the helper's JSON.  Returns 0 or -EBADMSG (logged). */
+/* Parses the helper's JSON ("sweep" may be absent or null).  Returns 0 or
+ * -EBADMSG (logged). */
 int calibrate_measurement_parse(const char *text, unsigned cpu, CalibrateMeasurement *ret);
 
 /* Checks that the run idled in state s (cpu's states[0..n-1]): at least
@@ -111,11 +134,19 @@ int calibrate_measurement_parse(const char *text, unsigned cpu, CalibrateMeasure
 bool calibrate_measurement_check(const CalibrateMeasurement *m, unsigned cpu, const CpuidleStateInfo *states,
                                  unsigned n, unsigned s);
 
+/* Returns true if sweep point p of a run with only state s allowed counts:
+ * the waiter blocked in at least half of its wakeups and the CPU entered s
+ * at least 9 times per 10 of them (without counters: the first only). */
+bool calibrate_sweep_point_valid(const CalibrateSweepPoint *p, unsigned s);
+
 /* Fills ret from the measurements m[0..n-1] of cpu's states: the baseline
  * is the polling state's wakeup ("POLL"), else the smallest measured one;
  * wakeup_us = median - baseline median, wakeup_p99_us = p99 - baseline
  * p99 (both at least 0; from timer lateness when there was no partner
- * CPU); timer_late_us = the median lateness as measured. */
+ * CPU); timer_late_us = the median lateness as measured; the curve =
+ * per idle duration valid in both runs the median minus the baseline's
+ * (none for the baseline itself), and entry_us and residency_us from it
+ * (calibration_curve_derive()). */
 void calibrate_cpu_fill(CalibrationCpu *ret, const CpuidleStateInfo *states, unsigned n, const CalibrateMeasurement *m);
 
 /* Returns true for the kernel's polling state. */

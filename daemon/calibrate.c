@@ -58,7 +58,7 @@ struct Calibrator {
 static Calibrator *calibrator_active;
 
 void calibrate_params_default(CalibrateParams *ret) {
-        *ret = (CalibrateParams) { .samples = 1000, .timer_samples = 500, .gap_min_us = 1000 };
+        *ret = (CalibrateParams) { .samples = 1000, .timer_samples = 500, .gap_min_us = 1000, .sweep_samples = 300 };
 }
 
 static EnforceTarget target_of(Calibrator *c) {
@@ -172,12 +172,30 @@ static unsigned pick_partner(const Calibrator *c, unsigned cpu) {
 }
 
 /* The gap before each wakeup: long enough for the state's residency. */
-static unsigned gap_for(const Calibrator *c, const CpuidleStateInfo *s) {
+static unsigned gap_of(const CpuidleStateInfo *s, unsigned gap_min_us) {
         uint64_t gap = 2 * s->residency_us;
 
-        if (gap < c->params.gap_min_us)
-                gap = c->params.gap_min_us;
+        if (gap < gap_min_us)
+                gap = gap_min_us;
         return gap > CALIBRATE_GAP_MAX_US ? CALIBRATE_GAP_MAX_US : (unsigned) gap;
+}
+
+static unsigned gap_for(const Calibrator *c, const CpuidleStateInfo *s) {
+        return gap_of(s, c->params.gap_min_us);
+}
+
+unsigned calibrate_sweep_durations(const CpuidleStateInfo *states, unsigned n, unsigned gap_min_us,
+                                   uint32_t ret[static CALIBRATE_SWEEP_MAX]) {
+        static const uint32_t base[] = { 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000 };
+        unsigned k = ELEMENTSOF(base), longest = 0;
+
+        memcpy(ret, base, sizeof(base));
+        for (unsigned s = 0; s < n; s++)
+                if (gap_of(&states[s], gap_min_us) > longest)
+                        longest = gap_of(&states[s], gap_min_us);
+        if (longest > base[k - 1])
+                ret[k++] = longest;
+        return k;
 }
 
 /* Starts the helper for the current CPU and state.  Returns 0 or a
@@ -280,26 +298,78 @@ static void on_helper_done(int error, const char *output, void *userdata) {
                 calibrator_finish(c);
 }
 
+/* The sweep's arguments for the current CPU: its durations as a list
+ * into list (their number into *ret_n), the wakeups per duration (fewer
+ * for a long sweep: about 4 s at most).  Returns the sum of the durations
+ * in µs, 0 without a sweep. */
+static uint64_t sweep_args(const Calibrator *c, char *list, size_t size, unsigned *ret_samples, unsigned *ret_n) {
+        uint32_t d[CALIBRATE_SWEEP_MAX];
+        unsigned n = calibrate_sweep_durations(c->states, c->n_states, c->params.gap_min_us, d);
+        uint64_t sum = 0;
+        size_t len = 0;
+
+        list[0] = '\0';
+        for (unsigned i = 0; i < n; i++) {
+                if (len < size)
+                        len += (size_t) snprintf(list + len, size - len, "%s%" PRIu32, i > 0 ? "," : "", d[i]);
+                sum += d[i];
+        }
+        *ret_n = n;
+        *ret_samples = c->params.sweep_samples;
+        if (*ret_samples > 4000000u / sum)
+                *ret_samples = 4000000u / sum > 30 ? (unsigned) (4000000u / sum) : 30;
+        return c->params.sweep_samples > 0 ? sum : 0;
+}
+
+/* A generous timeout for one run: twice the time its phases should take
+ * with 2 ms per wakeup on top of its gap, plus slack. */
+static uint64_t run_timeout(const Calibrator *c, unsigned samples, unsigned gap_us, uint64_t sweep_sum_us,
+                            unsigned sweep_samples, unsigned n_sweep) {
+        uint64_t sweep = (uint64_t) (sweep_samples + 3 * 16) * (sweep_sum_us + 2000ull * n_sweep);
+
+        if (c->params.timeout_usec > 0)
+                return c->params.timeout_usec;
+        return 2ull * (samples + 16) * (gap_us + 2000) + 2ull * (c->params.timer_samples + 16) * 2000 + 2 * sweep +
+               TIMEOUT_SLACK_USEC;
+}
+
 static int run_helper(Calibrator *c, unsigned gap_us) {
-        unsigned samples = c->params.samples, partner = pick_partner(c, c->cpu);
-        char cpu[16], partner_s[16], samples_s[16], gap_s[16], timer_s[16];
-        uint64_t timeout = c->params.timeout_usec;
+        unsigned samples = c->params.samples, partner = pick_partner(c, c->cpu), sweep_samples, n_sweep;
+        char cpu[16], partner_s[16], samples_s[16], gap_s[16], timer_s[16], sweep_s[16], list[CALIBRATE_SWEEP_MAX * 12];
+        uint64_t sweep_sum;
+        char *argv[20];
+        size_t n = 0;
 
         if (samples > 4000000u / gap_us)
                 samples = 4000000u / gap_us > 50 ? 4000000u / gap_us : 50;
-        if (timeout == 0)
-                timeout = 2ull * (samples + 16) * (gap_us + 2000) + 2ull * (c->params.timer_samples + 16) * 2000 +
-                          TIMEOUT_SLACK_USEC;
+        sweep_sum = sweep_args(c, list, sizeof(list), &sweep_samples, &n_sweep);
         snprintf(cpu, sizeof(cpu), "%u", c->cpu);
         snprintf(partner_s, sizeof(partner_s), "%u", partner);
         snprintf(samples_s, sizeof(samples_s), "%u", samples);
         snprintf(gap_s, sizeof(gap_s), "%u", gap_us);
         snprintf(timer_s, sizeof(timer_s), "%u", c->params.timer_samples);
-        char *argv[] = { c->helper, (char *) "--cpu", cpu, (char *) "--samples", samples_s, (char *) "--gap-us", gap_s,
-                         (char *) "--timer-samples", timer_s, (char *) "--json", (char *) "--partner", partner_s, NULL };
-        if (partner == NO_CPU)
-                argv[10] = NULL;       /* alone: timer lateness only */
-        return helper_run_start(c->event, argv, timeout, on_helper_done, c, &c->run);
+        snprintf(sweep_s, sizeof(sweep_s), "%u", sweep_sum > 0 ? sweep_samples : 0);
+        argv[n++] = c->helper;
+        argv[n++] = (char *) "--cpu";
+        argv[n++] = cpu;
+        argv[n++] = (char *) "--samples";
+        argv[n++] = samples_s;
+        argv[n++] = (char *) "--gap-us";
+        argv[n++] = gap_s;
+        argv[n++] = (char *) "--timer-samples";
+        argv[n++] = timer_s;
+        argv[n++] = (char *) "--sweep-us";
+        argv[n++] = list;
+        argv[n++] = (char *) "--sweep-samples";
+        argv[n++] = sweep_s;
+        argv[n++] = (char *) "--json";
+        if (partner != NO_CPU) {       /* alone: timer lateness only */
+                argv[n++] = (char *) "--partner";
+                argv[n++] = partner_s;
+        }
+        argv[n] = NULL;
+        return helper_run_start(c->event, argv, run_timeout(c, samples, gap_us, sweep_sum, sweep_samples, n_sweep),
+                                on_helper_done, c, &c->run);
 }
 
 /* Sets up c's own view of the system.  Returns 0 or a negative errno. */

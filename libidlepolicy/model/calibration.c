@@ -5,11 +5,14 @@
  *   { "version": 1, "realtime_usec": 1700000000000000, "driver": "haltpoll",
  *     "cpus": [ { "cpu": 0, "states": [ { "name": "POLL", "measured": true,
  *                 "advertised_latency_us": 0, "wakeup_us": 0, "wakeup_p99_us": 2,
- *                 "timer_late_us": 6, "misdescribed": false }, ... ] }, ... ] }
+ *                 "timer_late_us": 6, "misdescribed": false, "entry_us": 0,
+ *                 "residency_us": 0, "curve": [ { "idle_us": 2, "penalty_us": 0 },
+ *                 ... ] }, ... ] }, ... ] }
  *
- * Every key is required, unknown keys are refused, "cpu" must equal the
- * entry's index (an offline CPU has an empty "states" list).  Pure: no
- * clock, no logging, no paths. */
+ * Every key is required but the sweep's ("entry_us", "residency_us",
+ * "curve": absent in files written before it, read as 0 and empty),
+ * unknown keys are refused, "cpu" must equal the entry's index (an offline
+ * CPU has an empty "states" list).  Pure: no clock, no logging, no paths. */
 #include <errno.h>
 #include <jansson.h>
 #include <stddef.h>
@@ -70,31 +73,105 @@ unsigned calibration_judge(Calibration *c) {
         return n;
 }
 
+/* Two penalties are the same within the larger of 3 µs (a virtual
+ * machine's medians move by that much between runs) and a tenth of the
+ * settled penalty. */
+static int32_t flat_tolerance_us(int32_t settled) {
+        int32_t tenth = (settled < 0 ? -settled : settled) / 10;
+
+        return tenth > 3 ? tenth : 3;
+}
+
+static bool flat(int32_t x, int32_t settled) {
+        int64_t d = (int64_t) x - settled;
+
+        return (d < 0 ? -d : d) <= flat_tolerance_us(settled);
+}
+
+/* The settled penalty is the last point's.  entry_us = the highest
+ * penalty minus the settled one, if more than the tolerance (a wakeup
+ * that comes while the CPU is still entering costs more).  residency_us =
+ * the idle duration of the first point of the flat tail -- the points
+ * from there to the last all within the tolerance of the settled one --
+ * when the tail holds at least 3 points and does not start at the first:
+ * a curve flat from its start has no knee, one still moving at its end
+ * has not settled within the sweep. */
+void calibration_curve_derive(const CalibrationPoint *curve, unsigned n, uint32_t *ret_entry_us,
+                              uint32_t *ret_residency_us) {
+        int32_t settled, peak;
+        unsigned j;
+
+        *ret_entry_us = *ret_residency_us = 0;
+        if (n < 3)
+                return;
+        settled = peak = curve[n - 1].penalty_us;
+        for (unsigned i = 0; i < n; i++)
+                if (curve[i].penalty_us > peak)
+                        peak = curve[i].penalty_us;
+        if (!flat(peak, settled))
+                *ret_entry_us = (uint32_t) ((int64_t) peak - settled);
+        for (j = n - 1; j > 0 && flat(curve[j - 1].penalty_us, settled); j--)
+                ;
+        if (j > 0 && n - j >= 3)
+                *ret_residency_us = curve[j].idle_us;
+}
+
+int calibration_penalty_us(const CalibrationState *s, uint32_t idle_us, int32_t *ret) {
+        const CalibrationPoint *c = s->curve;
+        unsigned n = s->n_curve < CALIBRATION_CURVE_MAX ? s->n_curve : CALIBRATION_CURVE_MAX, i;
+
+        if (!s->measured || n == 0)
+                return -ENODATA;
+        for (i = 0; i < n && c[i].idle_us < idle_us; i++)
+                ;
+        if (i == 0 || i == n) {
+                *ret = c[i == 0 ? 0 : n - 1].penalty_us;
+                return 0;
+        }
+        /* between c[i - 1] and c[i], linearly */
+        *ret = (int32_t) (c[i - 1].penalty_us + ((int64_t) c[i].penalty_us - c[i - 1].penalty_us) *
+                                                        (idle_us - c[i - 1].idle_us) / (c[i].idle_us - c[i - 1].idle_us));
+        return 0;
+}
+
+uint32_t calibration_breakeven_us(const CalibrationState *s, uint32_t advertised_residency_us) {
+        if (!s || !s->measured || s->residency_us == 0)
+                return 0;
+        return s->residency_us > advertised_residency_us ? s->residency_us : advertised_residency_us;
+}
+
 /* ---- the keys of one state ----------------------------------------------- */
 
 typedef enum StateKeyKind {
         STATE_KEY_NAME,
         STATE_KEY_BOOL,
         STATE_KEY_U32,
+        STATE_KEY_CURVE,
 } StateKeyKind;
 
 typedef struct StateKey {
         const char *name;
         StateKeyKind kind;
         size_t offset;
+        bool optional;                /* absent: 0 or empty (files from before the sweep) */
         const char *requirement;
 } StateKey;
 
 #define U32_REQUIREMENT "must be an integer between 0 and 4294967295 (µs)"
 
 static const StateKey state_keys[] = {
-        { "name", STATE_KEY_NAME, offsetof(CalibrationState, name), "must be a string of 1-31 printable bytes" },
-        { "measured", STATE_KEY_BOOL, offsetof(CalibrationState, measured), "must be true or false" },
-        { "advertised_latency_us", STATE_KEY_U32, offsetof(CalibrationState, advertised_latency_us), U32_REQUIREMENT },
-        { "wakeup_us", STATE_KEY_U32, offsetof(CalibrationState, wakeup_us), U32_REQUIREMENT },
-        { "wakeup_p99_us", STATE_KEY_U32, offsetof(CalibrationState, wakeup_p99_us), U32_REQUIREMENT },
-        { "timer_late_us", STATE_KEY_U32, offsetof(CalibrationState, timer_late_us), U32_REQUIREMENT },
-        { "misdescribed", STATE_KEY_BOOL, offsetof(CalibrationState, misdescribed), "must be true or false" },
+        { "name", STATE_KEY_NAME, offsetof(CalibrationState, name), false, "must be a string of 1-31 printable bytes" },
+        { "measured", STATE_KEY_BOOL, offsetof(CalibrationState, measured), false, "must be true or false" },
+        { "advertised_latency_us", STATE_KEY_U32, offsetof(CalibrationState, advertised_latency_us), false,
+          U32_REQUIREMENT },
+        { "wakeup_us", STATE_KEY_U32, offsetof(CalibrationState, wakeup_us), false, U32_REQUIREMENT },
+        { "wakeup_p99_us", STATE_KEY_U32, offsetof(CalibrationState, wakeup_p99_us), false, U32_REQUIREMENT },
+        { "timer_late_us", STATE_KEY_U32, offsetof(CalibrationState, timer_late_us), false, U32_REQUIREMENT },
+        { "misdescribed", STATE_KEY_BOOL, offsetof(CalibrationState, misdescribed), false, "must be true or false" },
+        { "entry_us", STATE_KEY_U32, offsetof(CalibrationState, entry_us), true, U32_REQUIREMENT },
+        { "residency_us", STATE_KEY_U32, offsetof(CalibrationState, residency_us), true, U32_REQUIREMENT },
+        { "curve", STATE_KEY_CURVE, offsetof(CalibrationState, curve), true,
+          "must be a list of at most 16 points" },
 };
 
 #define N_STATE_KEYS (sizeof(state_keys) / sizeof(state_keys[0]))
@@ -135,6 +212,18 @@ static int state_key_parse(const StateKey *k, json_t *v, CalibrationState *s) {
         }
 }
 
+static json_t *curve_to_json(const CalibrationState *s) {
+        json_auto_t *curve = json_array();
+
+        if (!curve)
+                return NULL;
+        for (unsigned i = 0; i < s->n_curve && i < CALIBRATION_CURVE_MAX; i++)
+                if (json_array_append_new(curve, json_pack("{s:I, s:I}", "idle_us", (json_int_t) s->curve[i].idle_us,
+                                                           "penalty_us", (json_int_t) s->curve[i].penalty_us)) < 0)
+                        return NULL;
+        return json_incref(curve);
+}
+
 static json_t *state_key_to_json(const StateKey *k, const CalibrationState *s) {
         const char *field = (const char *) s + k->offset;
 
@@ -143,6 +232,8 @@ static json_t *state_key_to_json(const StateKey *k, const CalibrationState *s) {
                 return json_string(field);
         case STATE_KEY_BOOL:
                 return json_boolean(*(const bool *) field);
+        case STATE_KEY_CURVE:
+                return curve_to_json(s);
         default:
                 return json_integer(*(const uint32_t *) field);
         }
@@ -167,6 +258,56 @@ static int bad(ErrorInfo *e, const Where *w, const char *what) {
         return errinfo_set(e, -EINVAL, "%s: key \"%s\": %s", w->file, w->key, what);
 }
 
+/* Parses point j of a curve (w names the curve) into *ret; prev is the
+ * previous point's idle_us (0 for the first).  Returns 0 or -EINVAL with
+ * e set. */
+static int parse_point(json_t *o, const Where *curve, unsigned j, uint32_t prev, CalibrationPoint *ret, ErrorInfo *e) {
+        json_t *idle = json_object_get(o, "idle_us"), *penalty = json_object_get(o, "penalty_us"), *v;
+        Where w = { .file = curve->file };
+        const char *key;
+
+        snprintf(w.key, sizeof(w.key), "%s[%u]", curve->key, j);
+        if (!json_is_object(o))
+                return bad(e, &w, "must be an object");
+        json_object_foreach(o, key, v)
+                if (strcmp(key, "idle_us") != 0 && strcmp(key, "penalty_us") != 0) {
+                        snprintf(w.key, sizeof(w.key), "%s[%u].%s", curve->key, j, key);
+                        return bad(e, &w, "unknown key");
+                }
+        snprintf(w.key, sizeof(w.key), "%s[%u].idle_us", curve->key, j);
+        if (!idle)
+                return bad(e, &w, "missing");
+        if (!json_is_integer(idle) || json_integer_value(idle) <= (json_int_t) prev || json_integer_value(idle) > UINT32_MAX)
+                return bad(e, &w, "must be an integer between 1 and 4294967295 (µs), above the previous point's");
+        snprintf(w.key, sizeof(w.key), "%s[%u].penalty_us", curve->key, j);
+        if (!penalty)
+                return bad(e, &w, "missing");
+        if (!json_is_integer(penalty) || json_integer_value(penalty) < -CALIBRATION_PENALTY_MAX_US ||
+            json_integer_value(penalty) > CALIBRATION_PENALTY_MAX_US)
+                return bad(e, &w, "must be an integer between -1000000 and 1000000 (µs)");
+        *ret = (CalibrationPoint) { .idle_us = (uint32_t) json_integer_value(idle),
+                                    .penalty_us = (int32_t) json_integer_value(penalty) };
+        return 0;
+}
+
+/* Parses a state's "curve" (w names it) into s.  Returns 0 or -EINVAL
+ * with e set. */
+static int parse_curve(json_t *v, const Where *w, CalibrationState *s, ErrorInfo *e) {
+        json_t *point;
+        size_t j;
+
+        if (!json_is_array(v) || json_array_size(v) > CALIBRATION_CURVE_MAX)
+                return bad(e, w, "must be a list of at most 16 points");
+        json_array_foreach(v, j, point) {
+                int r = parse_point(point, w, (unsigned) j, j > 0 ? s->curve[j - 1].idle_us : 0, &s->curve[j], e);
+
+                if (r < 0)
+                        return r;
+        }
+        s->n_curve = (unsigned) json_array_size(v);
+        return 0;
+}
+
 /* Parses states[k] of cpu i into s.  Returns 0 or -EINVAL with e set. */
 static int parse_state(json_t *o, const char *file, unsigned i, unsigned k, CalibrationState *s, ErrorInfo *e) {
         Where w = { .file = file };
@@ -178,15 +319,20 @@ static int parse_state(json_t *o, const char *file, unsigned i, unsigned k, Cali
                 return bad(e, &w, "must be an object");
         json_object_foreach(o, key, v) {
                 const StateKey *sk = state_key_find(key);
+                int r;
 
                 snprintf(w.key, sizeof(w.key), "cpus[%u].states[%u].%s", i, k, key);
                 if (!sk)
                         return bad(e, &w, "unknown key");
-                if (state_key_parse(sk, v, s) < 0)
+                if (sk->kind == STATE_KEY_CURVE) {
+                        r = parse_curve(v, &w, s, e);
+                        if (r < 0)
+                                return r;
+                } else if (state_key_parse(sk, v, s) < 0)
                         return bad(e, &w, sk->requirement);
         }
         for (size_t j = 0; j < N_STATE_KEYS; j++)
-                if (!json_object_get(o, state_keys[j].name)) {
+                if (!state_keys[j].optional && !json_object_get(o, state_keys[j].name)) {
                         snprintf(w.key, sizeof(w.key), "cpus[%u].states[%u].%s", i, k, state_keys[j].name);
                         return bad(e, &w, "missing");
                 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Calibration data: allocation limits, the mis-described rule at its
- * boundaries, the JSON round trip and every kind of bad file. */
+ * boundaries, the entry cost and break-even residency derived from the
+ * idle-duration curve, the JSON round trip (with files from before the
+ * curve) and every kind of bad file. */
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
@@ -37,6 +39,13 @@ static Calibration *make_vm(void) {
                 set_state(&c->cpus[i].states[0], "POLL", 0, 0);
                 set_state(&c->cpus[i].states[1], "haltpoll idle", 1, 40 + i);
         }
+        /* CPU 2's halt as measured here: cheaper after a short idle */
+        c->cpus[2].states[1].n_curve = 4;
+        memcpy(c->cpus[2].states[1].curve,
+               (CalibrationPoint[]) { { 5, 17 }, { 100, 21 }, { 1000, -3 }, { UINT32_MAX, 1000000 } },
+               4 * sizeof(CalibrationPoint));
+        c->cpus[2].states[1].entry_us = 0;
+        c->cpus[2].states[1].residency_us = 500;
         return c;
 }
 
@@ -93,6 +102,76 @@ START_TEST(test_judge_vm) {
         ck_assert(!c->cpus[0].states[0].misdescribed);
         ck_assert(c->cpus[0].states[1].misdescribed);
         ck_assert(c->cpus[2].states[1].misdescribed);
+}
+END_TEST
+
+/* ---- the curve ----------------------------------------------------------- */
+
+typedef struct DeriveCase {
+        const char *what;
+        unsigned n;
+        CalibrationPoint curve[CALIBRATION_CURVE_MAX];
+        uint32_t entry_us, residency_us;
+} DeriveCase;
+
+#define IDLE_9(a, b, c, d, e, f, g, h, i) \
+        { { 2, a }, { 5, b }, { 10, c }, { 20, d }, { 50, e }, { 100, f }, { 200, g }, { 500, h }, { 1000, i } }
+
+static const DeriveCase derive_cases[] = {
+        { "too few points", 2, { { 5, 90 }, { 1000, 40 } }, 0, 0 },
+        { "hardware-like: dearer while entering, flat from 50 µs", 9, IDLE_9(70, 70, 65, 55, 42, 40, 41, 39, 40), 30, 50 },
+        { "flat from the first point: no knee", 9, IDLE_9(40, 41, 39, 40, 42, 40, 38, 40, 40), 0, 0 },
+        { "this VM (haltpoll, 2025): cheaper short, still rising", 9, IDLE_9(6, 14, 19, 19, 22, 22, 25, 34, 31), 0, 0 },
+        { "this VM, a calmer run: cheaper short, flat from 200 µs", 9, IDLE_9(7, 14, 16, 17, 16, 17, 33, 34, 35), 0, 200 },
+        { "a tail of two points is not enough", 9, IDLE_9(60, 60, 60, 60, 60, 60, 60, 40, 40), 20, 0 },
+        { "a tail of three is", 9, IDLE_9(60, 60, 60, 60, 60, 60, 40, 40, 40), 20, 200 },
+        { "within 3 µs is flat", 9, IDLE_9(3, 3, 3, 3, 3, 3, 3, 0, 0), 0, 0 },
+        { "4 µs is not", 9, IDLE_9(4, 4, 4, 4, 4, 4, 0, 0, 0), 4, 200 },
+        { "a tenth of a large settled penalty is flat", 9, IDLE_9(110, 110, 110, 110, 110, 110, 110, 100, 100), 0, 0 },
+        { "negative penalties", 9, IDLE_9(-10, -10, -10, -10, 0, 0, 0, 0, 0), 0, 50 },
+        { "extremes do not overflow", 3, { { 1, 1000000 }, { 2, -1000000 }, { 3, -1000000 } }, 2000000, 0 },
+};
+
+START_TEST(test_curve_derive) {
+        const DeriveCase *dc = &derive_cases[_i];
+        uint32_t entry = 7, residency = 7;
+
+        calibration_curve_derive(dc->curve, dc->n, &entry, &residency);
+        ck_assert_msg(entry == dc->entry_us && residency == dc->residency_us, "%s: entry %u (expected %u), residency %u (expected %u)",
+                      dc->what, entry, dc->entry_us, residency, dc->residency_us);
+}
+END_TEST
+
+START_TEST(test_penalty_and_breakeven) {
+        _cleanup_calibration_ Calibration *c = make_vm();
+        CalibrationState *s = &c->cpus[2].states[1];
+        int32_t p = 7;
+
+        ck_assert_int_eq(calibration_penalty_us(s, 1, &p), 0);
+        ck_assert_int_eq(p, 17);                         /* before the first point: its value */
+        ck_assert_int_eq(calibration_penalty_us(s, 5, &p), 0);
+        ck_assert_int_eq(p, 17);
+        ck_assert_int_eq(calibration_penalty_us(s, 50, &p), 0);
+        ck_assert_int_eq(p, 18);                         /* 17 + 4 × 45/95, truncated */
+        ck_assert_int_eq(calibration_penalty_us(s, 550, &p), 0);
+        ck_assert_int_eq(p, 9);                          /* halfway from 21 to -3 */
+        ck_assert_int_eq(calibration_penalty_us(s, UINT32_MAX - 1, &p), 0);
+        ck_assert_int_eq(p, 999999);                     /* no overflow */
+        ck_assert_int_eq(calibration_penalty_us(s, UINT32_MAX, &p), 0);
+        ck_assert_int_eq(p, 1000000);
+        p = 7;
+        ck_assert_int_eq(calibration_penalty_us(&c->cpus[0].states[1], 50, &p), -ENODATA);
+        s->measured = false;
+        ck_assert_int_eq(calibration_penalty_us(s, 50, &p), -ENODATA);
+        ck_assert_int_eq(p, 7);
+
+        /* the measured residency only ever raises the advertised one */
+        ck_assert_uint_eq(calibration_breakeven_us(s, 1), 0);     /* not measured */
+        s->measured = true;
+        ck_assert_uint_eq(calibration_breakeven_us(s, 1), 500);
+        ck_assert_uint_eq(calibration_breakeven_us(s, 800), 800);
+        ck_assert_uint_eq(calibration_breakeven_us(&c->cpus[2].states[0], 1), 0);   /* none measured */
+        ck_assert_uint_eq(calibration_breakeven_us(NULL, 1), 0);
 }
 END_TEST
 
@@ -198,6 +277,44 @@ static const BadCase bad_cases[] = {
         { FILE_WITH_STATE("\"name\": \"POLL\", \"timer_late_us\": null"), "key \"cpus[0].states[0].timer_late_us\"" },
         { FILE_WITH_STATE("\"name\": \"POLL\", \"advertised_latency_us\": \"1\""),
           "key \"cpus[0].states[0].advertised_latency_us\"" },
+        /* the sweep's keys: optional, but checked when present */
+        { FILE_WITH_STATE(STATE_OK ", \"entry_us\": -1"), "cal.json: key \"cpus[0].states[0].entry_us\": must be an integer" },
+        { FILE_WITH_STATE(STATE_OK ", \"entry_us\": 4294967296"), "key \"cpus[0].states[0].entry_us\"" },
+        { FILE_WITH_STATE(STATE_OK ", \"entry_us\": 1.5"), "key \"cpus[0].states[0].entry_us\"" },
+        { FILE_WITH_STATE(STATE_OK ", \"entry_us\": null"), "key \"cpus[0].states[0].entry_us\"" },
+        { FILE_WITH_STATE(STATE_OK ", \"residency_us\": -3"),
+          "cal.json: key \"cpus[0].states[0].residency_us\": must be an integer" },
+        { FILE_WITH_STATE(STATE_OK ", \"residency_us\": \"500\""), "key \"cpus[0].states[0].residency_us\"" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": {}"), "cal.json: key \"cpus[0].states[0].curve\": must be a list of at most 16" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [{\"idle_us\": 1, \"penalty_us\": 0}, {\"idle_us\": 2, \"penalty_us\": 0},"
+                          "{\"idle_us\": 3, \"penalty_us\": 0}, {\"idle_us\": 4, \"penalty_us\": 0}, {\"idle_us\": 5, \"penalty_us\": 0},"
+                          "{\"idle_us\": 6, \"penalty_us\": 0}, {\"idle_us\": 7, \"penalty_us\": 0}, {\"idle_us\": 8, \"penalty_us\": 0},"
+                          "{\"idle_us\": 9, \"penalty_us\": 0}, {\"idle_us\": 10, \"penalty_us\": 0}, {\"idle_us\": 11, \"penalty_us\": 0},"
+                          "{\"idle_us\": 12, \"penalty_us\": 0}, {\"idle_us\": 13, \"penalty_us\": 0}, {\"idle_us\": 14, \"penalty_us\": 0},"
+                          "{\"idle_us\": 15, \"penalty_us\": 0}, {\"idle_us\": 16, \"penalty_us\": 0}, {\"idle_us\": 17, \"penalty_us\": 0}]"),
+          "key \"cpus[0].states[0].curve\": must be a list of at most 16" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [7]"), "cal.json: key \"cpus[0].states[0].curve[0]\": must be an object" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [{\"idle_us\": 5, \"penalty_us\": 1, \"p99\": 2}]"),
+          "key \"cpus[0].states[0].curve[0].p99\": unknown key" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [{\"penalty_us\": 1}]"), "key \"cpus[0].states[0].curve[0].idle_us\": missing" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [{\"idle_us\": 5}]"), "key \"cpus[0].states[0].curve[0].penalty_us\": missing" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [{\"idle_us\": 0, \"penalty_us\": 1}]"),
+          "key \"cpus[0].states[0].curve[0].idle_us\": must be an integer between 1 and 4294967295" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [{\"idle_us\": 4294967296, \"penalty_us\": 1}]"),
+          "key \"cpus[0].states[0].curve[0].idle_us\"" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [{\"idle_us\": \"5\", \"penalty_us\": 1}]"),
+          "key \"cpus[0].states[0].curve[0].idle_us\"" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [{\"idle_us\": 5, \"penalty_us\": 1}, {\"idle_us\": 5, \"penalty_us\": 1}]"),
+          "key \"cpus[0].states[0].curve[1].idle_us\": must be an integer between 1 and 4294967295 (µs), above the previous" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [{\"idle_us\": 5, \"penalty_us\": 1}, {\"idle_us\": 4, \"penalty_us\": 1}]"),
+          "key \"cpus[0].states[0].curve[1].idle_us\"" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [{\"idle_us\": 5, \"penalty_us\": 1000001}]"),
+          "key \"cpus[0].states[0].curve[0].penalty_us\": must be an integer between -1000000 and 1000000" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [{\"idle_us\": 5, \"penalty_us\": -1000001}]"),
+          "key \"cpus[0].states[0].curve[0].penalty_us\"" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [{\"idle_us\": 5, \"penalty_us\": 0.5}]"),
+          "key \"cpus[0].states[0].curve[0].penalty_us\"" },
+        { FILE_WITH_STATE(STATE_OK ", \"curve\": [{\"idle_us\": 5, \"penalty_us\": 1}], \"curve\": []"), "cal.json:1:" },
 };
 
 START_TEST(test_bad_files) {
@@ -221,6 +338,10 @@ START_TEST(test_minimal_and_names) {
         ck_assert_uint_eq(c->cpus[0].n_states, 1);
         ck_assert_str_eq(c->cpus[0].states[0].name, "POLL");
         ck_assert_uint_eq(c->cpus[0].states[0].timer_late_us, 5);
+        /* a file from before the sweep: no entry cost, residency, curve */
+        ck_assert_uint_eq(c->cpus[0].states[0].entry_us, 0);
+        ck_assert_uint_eq(c->cpus[0].states[0].residency_us, 0);
+        ck_assert_uint_eq(c->cpus[0].states[0].n_curve, 0);
         ck_assert_int_eq(calibration_parse(NULL, "cal.json", &untouched, &e), -EINVAL);
         ck_assert_msg_has(e, "cal.json: no text");
         ck_assert_int_eq(calibration_parse("[]", NULL, &untouched, &e), -EINVAL);
@@ -237,6 +358,8 @@ static Suite *calibration_suite(void) {
         tcase_add_test(tc, test_new_limits);
         tcase_add_loop_test(tc, test_judge, 0, (int) (sizeof(judge_cases) / sizeof(judge_cases[0])));
         tcase_add_test(tc, test_judge_vm);
+        tcase_add_loop_test(tc, test_curve_derive, 0, (int) (sizeof(derive_cases) / sizeof(derive_cases[0])));
+        tcase_add_test(tc, test_penalty_and_breakeven);
         tcase_add_test(tc, test_round_trip);
         tcase_add_test(tc, test_too_many_states);
         tcase_add_loop_test(tc, test_bad_files, 0, (int) (sizeof(bad_cases) / sizeof(bad_cases[0])));

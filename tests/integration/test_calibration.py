@@ -18,6 +18,9 @@ import policytest as P  # noqa: E402
 
 U = T.dbus.UInt32
 
+# The mock's curve of "haltpoll idle" (see mock-calibrate).
+SWEEP_CURVE = [(d, 70 if d < 100 else 50) for d in (2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000)]
+
 
 class Calibration(T.IdlePolicyTestCase):
     TREE_ARGS = ['--cpus', '2']          # POLL and "haltpoll idle" (advertised 1 us)
@@ -37,6 +40,11 @@ class Calibration(T.IdlePolicyTestCase):
         rows = [tuple(map(int, r)) for r in self.cpu_prop(1, 'Calibrated')]
         # index, advertised, measured (over POLL's baseline), p99, mis-described
         self.assertEqual(rows, [(0, 0, 0, 0, 0), (1, 1, 50, 100, 1)])
+        # index, entry cost, measured residency, curve (idle us, us over POLL):
+        # the mock's halt costs 20 us more below 100 us of idleness
+        entry = [(int(i), int(e), int(res), [(int(d), int(p)) for d, p in curve])
+                 for i, e, res, curve in self.cpu_prop(1, 'CalibratedEntry')]
+        self.assertEqual(entry, [(0, 0, 0, []), (1, 20, 100, SWEEP_CURVE)])
         self.assert_tree_unchanged(msg='after the calibration')
         self.assertIsNone(self.journal_entries())
         self.assertTrue(os.path.exists(os.path.join(self.state_dir, 'calibration.json')))
@@ -44,19 +52,23 @@ class Calibration(T.IdlePolicyTestCase):
         self.start_daemon()
         self.assertEqual(int(self.manager_prop('CalibrationUSec')), when)
         self.assertEqual([tuple(map(int, r)) for r in self.cpu_prop(1, 'Calibrated')], rows)
+        self.assertEqual(int(self.cpu_prop(1, 'CalibratedEntry')[1][2]), 100)
 
     def test_ctl_calibrate_prints_the_table(self):
         self.start_daemon()
         r = self.ctl('calibrate')
-        self.assertRegex(r.stdout, r'\n +1 +haltpoll idle +1us +50us +100us +MIS-DESCRIBED\n')
-        self.assertRegex(r.stdout, r'\n +0 +POLL +0us +0us +0us +ok\n')
+        self.assertRegex(r.stdout, r'\n +1 +haltpoll idle +1us +50us +100us +20us +100us +MIS-DESCRIBED\n'
+                                   r' +after idle 2us \+70, 5us \+70, .*, 100us \+50, .*, 2ms \+50 \(us over polling\)\n')
+        self.assertRegex(r.stdout, r'\n +0 +POLL +0us +0us +0us +0us +- +ok\n')
         doc = json.loads(self.ctl('--json', 'calibrate').stdout)
         state = doc['cpus'][0]['states'][1]
         self.assertEqual(state['name'], 'haltpoll idle')
         self.assertEqual(state['calibrated'], {'advertised_latency_us': 1, 'wakeup_us': 50,
-                                               'wakeup_p99_us': 100, 'misdescribed': True})
+                                               'wakeup_p99_us': 100, 'misdescribed': True,
+                                               'entry_us': 20, 'residency_us': 100,
+                                               'curve': [{'idle_us': d, 'penalty_us': p} for d, p in SWEEP_CURVE]})
         status = self.ctl('status').stdout
-        self.assertIn('50us!', status)
+        self.assertRegex(status, r'haltpoll idle +1us +50us! +20us +1us ')
         self.assertIn('mis-described', status)
 
     def test_busy_while_calibrating(self):
