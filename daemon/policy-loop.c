@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,7 @@ static PolicyState state_input(const PolicyInput *in, unsigned cpu, unsigned k, 
 
         if (cal) {
                 st.real_latency_us = cal->wakeup_us;
+                st.real_residency_us = calibration_breakeven_us(cal, st.residency_us);
                 st.misdescribed = cal->misdescribed;
         }
         st.manual_disabled = smp->states[k].disabled &&
@@ -148,22 +150,28 @@ static void tick_fill(const PolicyInput *in, unsigned cpu, const CpuidleStateInf
  * This CPU polls only when its own poll economics says so, unless the
  * util rule holds it at the halt state; otherwise every state is allowed
  * and the machine-wide window decides how long a halt is preceded by a
- * poll.  A cap the profile's latency limit set (a halt slower than the
- * limit) stands: that is the profile's word, not a price.  Returns true
- * if it set the plan (cap, floor and reasons in c). */
-static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys) {
-        bool only;
+ * poll.  While it polls only its counters measure nothing (cpu_poll()):
+ * once the decision has held for hold_ticks, each tick lets the halt back
+ * with probability 2^-explore_shift (reason exploration) so that the next
+ * tick re-measures it.  A cap the profile's latency limit set (a halt
+ * slower than the limit) stands: that is the profile's word, not a price.
+ * Returns true if it set the plan (cap, floor and reasons in c). */
+static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *prof, uint32_t random) {
+        bool want_only, explore, only;
 
         if (!sys->kvm || !sys->has_poll || !c->has_poll || sys->halt_state >= c->n_states ||
             c->plan.cap_reason == PLAN_REASON_PROFILE_LIMIT || c->plan.cap_reason == PLAN_REASON_MISDESCRIBED)
                 return false;
-        only = c->poll.mode == POLL_MODE_ONLY && !c->plan.util_active;
+        want_only = c->poll.mode == POLL_MODE_ONLY && !c->plan.util_active;
+        explore = want_only && prof->explore_shift > 0 && c->poll.held_ticks >= prof->hold_ticks &&
+                  random < (UINT32_MAX >> prof->explore_shift);
+        only = want_only && !explore;
         for (unsigned k = 0; k < c->n_states; k++)
                 c->allowed[k] = !c->tick.states[k].manual_disabled && (!only || k == sys->poll_state);
         c->cap = only ? sys->poll_state : c->n_states - 1;
         c->floor = 0;
-        c->cap_reason = c->poll.mode == POLL_MODE_ONLY && c->plan.util_active ? PLAN_REASON_UTIL
-                                                                                : PLAN_REASON_POLL_ECONOMICS;
+        c->cap_reason = explore ? PLAN_REASON_EXPLORATION :
+                        c->poll.mode == POLL_MODE_ONLY && c->plan.util_active ? PLAN_REASON_UTIL : PLAN_REASON_POLL_ECONOMICS;
         c->floor_reason = only ? PLAN_REASON_POLL_ECONOMICS : PLAN_REASON_NONE;
         return true;
 }
@@ -172,10 +180,10 @@ static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys) {
  * economics' one) with the manual settings on top; an end that the
  * manual settings moved says so. */
 static void cpu_effective(PolicyCpu *c, unsigned cpu, const PolicyInput *in, const PolicySystem *sys,
-                          const CpuidleCpuSample *smp) {
+                          const CpuidleCpuSample *smp, uint32_t random) {
         unsigned n = c->n_states, cap = 0, floor = n;
 
-        if (!cpu_kvm_plan(c, sys)) {
+        if (!cpu_kvm_plan(c, sys, in->profile, random)) {
                 cpu_plan_enabled(&c->plan, &c->tick, c->allowed);
                 c->cap = c->plan.cap;
                 c->floor = c->plan.floor;
@@ -199,13 +207,32 @@ static void cpu_effective(PolicyCpu *c, unsigned cpu, const PolicyInput *in, con
         c->floor = floor;
 }
 
-/* This CPU's poll accounting on kvm (for PollSuccess). */
+/* Whether the CPU polled only during the tick: resume latency "n/a", or
+ * every non-polling state disabled.  Its counters then say nothing about
+ * halting: the POLL entries count the poll loop's time-limit exits rather
+ * than idle periods, and a wakeup of a polling CPU sends no IPI. */
+static bool polled_only(const PolicyTick *t, const CpuidleCpuSample *smp) {
+        if (smp->has_resume_latency && smp->resume_latency_us == CPUIDLE_RESUME_LATENCY_NA)
+                return true;
+        for (unsigned k = 0; k < t->n_states; k++)
+                if (!t->states[k].polling && !smp->states[k].disabled)
+                        return false;
+        return true;
+}
+
+/* This CPU's halt-poll decision on kvm (its own: polling only or not; and
+ * PollSuccess).  A tick in which it polled only measures nothing: the
+ * decision holds, to be re-measured by exploration (cpu_kvm_plan()). */
 static void cpu_poll(PolicyCpu *c, const PolicyInput *in, const PolicySystem *sys) {
         const PolicyTick *t = &c->tick;
         PollInput pin;
 
         if (!sys->kvm || sys->halt_state >= c->n_states) {
                 c->has_poll = false;
+                return;
+        }
+        if (c->polled_only && c->has_poll) {
+                c->poll.held_ticks += c->poll.held_ticks < UINT_MAX;
                 return;
         }
         pin = (PollInput) {
@@ -241,6 +268,7 @@ static void cpu_learn(PolicyLoop *l, unsigned cpu, const PolicyInput *in) {
         if (!c->active || c->n_states != n)
                 cpu_reset(c, n);
         tick_fill(in, cpu, info, n, r, smp, &c->tick);
+        c->polled_only = polled_only(&c->tick, smp);
         for (unsigned k = 0; k < n; k++)
                 enabled[k] = !smp->states[k].disabled;
         policy_evidence(&c->tick, enabled, ev);
@@ -261,7 +289,7 @@ static bool cpu_settle(PolicyLoop *l, unsigned cpu, const PolicyInput *in) {
 
         if (!c->fresh)
                 return false;
-        cpu_effective(c, cpu, in, &l->sys, sampling_counters(in->sampling, cpu));
+        cpu_effective(c, cpu, in, &l->sys, sampling_counters(in->sampling, cpu), policy_loop_random(l));
         plan_reason_format(c, in->profile, &l->sys, info);
         c->settled = true;
         return first || c->cap != old_cap || c->floor != old_floor;

@@ -21,6 +21,7 @@
 typedef struct PolicyCpu {
         bool active;                  /* has a model: online, with a state table */
         bool fresh;                   /* learned at this tick */
+        bool polled_only;             /* it polled only during the tick: its poll counters measure nothing */
         bool settled;                 /* has a plan in force (cap, floor, reason) */
         unsigned n_states;
         ModelCpu model;

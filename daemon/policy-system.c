@@ -71,8 +71,9 @@ void policy_system_facts(PolicyLoop *l, const PolicyInput *in) {
                 sys->halt_cost_us = halt_cost(in, sys->halt_state);
 }
 
-/* Sums the fresh CPUs' poll and halt entries into one PollInput.
- * Returns the number of CPUs summed. */
+/* Sums the fresh CPUs' poll and halt entries into one PollInput, leaving
+ * out the CPUs that polled only (their counters measure nothing about a
+ * window).  Returns the number of CPUs summed (0: the decision holds). */
 static unsigned poll_input(const PolicyLoop *l, const PolicyInput *in, PollInput *ret) {
         const PolicySystem *sys = &l->sys;
         int64_t util = 0;
@@ -86,7 +87,7 @@ static unsigned poll_input(const PolicyLoop *l, const PolicyInput *in, PollInput
         for (unsigned cpu = 0; cpu < l->n_cpus; cpu++) {
                 const PolicyCpu *c = &l->cpus[cpu];
 
-                if (!c->fresh || sys->halt_state >= c->n_states)
+                if (!c->fresh || c->polled_only || sys->halt_state >= c->n_states)
                         continue;
                 ret->d_poll_usage += c->tick.d_usage[sys->poll_state];
                 ret->d_halt_usage += c->tick.d_usage[sys->halt_state];

@@ -241,14 +241,37 @@ class Kvm(T.IdlePolicyTestCase):
     def test_poll_economics_polls_only_per_cpu_and_sigterm_restores(self):
         """Long non-timer idle periods and a dear halt: polling only pays on
         the CPUs that see them; the others keep halting."""
+        P.write_profile(self, 'eager', burn_price=0.0625, explore_shift=0)
         self.calibrated(500)
-        self.call('SetProfile', 'performance')
+        self.call('SetProfile', 'eager')
         with P.Feeder(self, [0], P.HALT_LONG, P.HALT_LONG_IRQS):
             T.wait_for(lambda: self.read(T.latency_file(0)) == 'n/a', timeout=20, what='CPU 0 polling only')
             self.assertEqual(P.plan(self, 0), (0, 0, 'poll-economics', 'poll-economics'))
             self.assertIn('polling only is cheaper', self.cpu_prop(0, 'Reason'))
             self.assertEqual(self.read(T.latency_file(1)), '0')
             self.assertEqual(P.plan(self, 1)[0], 1)
+        self.assertEqual(self.stop_daemon(signal.SIGTERM), 0)
+        self.assertEqual(P.knobs(self), P.original_knobs(self))
+
+    def test_polling_only_is_re_measured_by_exploration(self):
+        """While a CPU polls only its counters measure nothing: now and then
+        the halt is let back for a tick (reason exploration, resume latency
+        back to its original) and the decision, re-measured, stands."""
+        P.write_profile(self, 'curious', burn_price=0.0625, explore_shift=1, hold_ticks=1)
+        self.calibrated(500)
+        self.call('SetProfile', 'curious')
+        seen, why = [], []
+
+        def explored_and_back():
+            cap, _, reason, _ = P.plan(self, 0)
+            seen.append((cap, reason, self.read(T.latency_file(0))))
+            if reason == 'exploration':
+                why.append(self.cpu_prop(0, 'Reason'))
+            explored = (1, 'exploration', '0')
+            return explored in seen and (0, 'poll-economics', 'n/a') in seen[seen.index(explored):]
+        with P.Feeder(self, [0], P.HALT_LONG, P.HALT_LONG_IRQS):
+            T.wait_for(explored_and_back, timeout=30, what=f'exploration and back (seen {sorted(set(seen))})')
+        self.assertIn('exploring: haltpoll idle allowed for one tick', why[0])
         self.assertEqual(self.stop_daemon(signal.SIGTERM), 0)
         self.assertEqual(P.knobs(self), P.original_knobs(self))
 
