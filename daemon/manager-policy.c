@@ -132,11 +132,12 @@ static void on_plan_changed(unsigned cpu, const PolicyCpu *c, void *userdata) {
         bus_manager_emit_plan_changed(m, cpu, c);
 }
 
-/* Reads the system-wide cpuidle files into m->system.  Returns false when
- * there is no cpuidle (or it cannot be read: logged at debug level). */
+/* Re-reads the system-wide cpuidle files into m->system (the slow ones
+ * every 10th tick, see sampling.c).  Returns false when there is no cpuidle
+ * (or it cannot be read: logged at debug level). */
 static bool read_system(Manager *m) {
         ErrorInfo e = {};
-        int r = cpuidle_system_load(m->root_fd, &m->system, &e);
+        int r = cpuidle_system_reader_read(m->sampling->system, &m->system, &e);
 
         if (r < 0) {
                 if (r != -ENOENT)
@@ -163,8 +164,10 @@ static void enforce_plan(Manager *m, uint64_t now_usec) {
         EnforceTarget t = manager_enforce_target(m);
         PolicyInput in = policy_input(m);
 
-        if (plan_enforce(&m->enforcer, m->policy, &in, &t, now_usec, m->config.governor_hold_usec) > 0)
+        if (plan_enforce(&m->enforcer, m->policy, &in, &t, now_usec, m->config.governor_hold_usec) > 0) {
+                cpuidle_system_reader_request_full(m->sampling->system);
                 manager_knobs_changed(m);
+        }
 }
 
 void manager_policy_tick(Manager *m, uint64_t now_usec) {
@@ -233,8 +236,10 @@ int manager_set_profile(Manager *m, const char *name, ErrorInfo *e) {
 static int restore_plan_knobs(Manager *m, ErrorInfo *e) {
         int r = journal_restore_some(m->journal, m->root_fd, overrides_filter_not_manual, m->overrides, e);
 
-        if (m->sampling)
+        if (m->sampling) {
                 cpuidle_sampler_invalidate(m->sampling->sampler);
+                cpuidle_system_reader_request_full(m->sampling->system);
+        }
         manager_knobs_changed(m);
         return r;
 }

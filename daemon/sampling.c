@@ -31,6 +31,12 @@ int sampling_new(int root_fd, Sampling **ret, ErrorInfo *e) {
                                         CPUIDLE_SAMPLER_FULL_EVERY_DEFAULT);
         if (r < 0)
                 return r;
+        /* The governor and guest_halt_poll_ns every tick, the driver, the
+         * governor list and the other haltpoll parameters every 10th (and
+         * at once when one of the first two moved). */
+        r = cpuidle_system_reader_new(root_fd, CPUIDLE_SAMPLER_FULL_EVERY_DEFAULT, &s->system, e);
+        if (r < 0)
+                return r;
         r = procreader_new(root_fd, &s->proc, &pe);
         if (r == -ENOMEM)
                 return r;
@@ -55,6 +61,7 @@ Sampling *sampling_free(Sampling *s) {
         snapshot_free(s->scratch);
         snapshot_free(s->latest);
         procreader_free(s->proc);
+        cpuidle_system_reader_free(s->system);
         cpuidle_sampler_free(s->sampler);
         topology_free(s->topology);
         free(s);

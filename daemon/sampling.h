@@ -2,9 +2,9 @@
 #pragma once
 
 /* Everything the tick reads, built for one set of online CPUs: topology,
- * cpuidle sampler, proc reader, the last two snapshots and the per-CPU rates
- * between them.  On hotplug the manager builds a new Sampling and drops the
- * old one. */
+ * cpuidle sampler, the reader of the system-wide cpuidle files, proc reader,
+ * the last two snapshots and the per-CPU rates between them.  On hotplug the
+ * manager builds a new Sampling and drops the old one. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,6 +18,7 @@
 typedef struct Sampling {
         Topology *topology;
         CpuidleSampler *sampler;
+        CpuidleSystemReader *system; /* driver, governor, haltpoll parameters */
         ProcReader *proc;           /* NULL when proc/stat cannot be read */
         Snapshot *latest;           /* the last good sample (valid if has_latest) */
         Snapshot *scratch;          /* where the next sample goes */

@@ -2,8 +2,8 @@
 #pragma once
 
 /* cpuidle discovery (driver, governor, per-CPU state tables, the haltpoll
- * parameters on KVM guests) and the sampler that re-reads the per-state
- * counters every tick.
+ * parameters on KVM guests), the reader that re-reads the system-wide files
+ * every tick and the sampler that re-reads the per-state counters.
  *
  * Paths, relative to the root handle:
  *   sys/devices/system/cpu/cpuidle/{current_driver,current_governor,
@@ -81,10 +81,53 @@ typedef struct CpuidleSystem {
         HaltpollParams haltpoll;
 } CpuidleSystem;
 
-/* Reads the system-wide cpuidle files and the haltpoll parameters.
+/* Reads the system-wide cpuidle files and the haltpoll parameters once.
  * Returns 0; -ENOENT if there is no sys/devices/system/cpu/cpuidle at all;
- * other negative errno with e set.  Missing optional files are tolerated. */
+ * other negative errno with e set (also set for -ENOENT); *ret untouched on
+ * failure.  Missing optional files are tolerated. */
 int cpuidle_system_load(int root_fd, CpuidleSystem *ret, ErrorInfo *e);
+
+/* ---- system reader ------------------------------------------------------
+ * cpuidle_system_load() for every tick: keeps the files open and re-reads
+ * them with one pread() each (cpuidle-system.c).  Every read re-reads the
+ * files that change at run time, the governor and guest_halt_poll_ns (an
+ * administrator, tuned, the daemon itself).  A full read also re-reads the
+ * driver, available_governors and the other haltpoll parameters and looks
+ * for files and directories that were missing (a haltpoll module loaded
+ * later).  A read is full
+ *   - every full_every-th read (1: every read), starting with the first;
+ *   - when the governor or guest_halt_poll_ns differ from the last read;
+ *   - after a failed read and after cpuidle_system_reader_request_full().
+ * An fd that fails with ENODEV/ENOENT (sysfs: the file was removed, e.g. the
+ * module unloaded) makes the reader reopen every file at once and read them
+ * all; a file unlinked under an open fd on another file system (a test
+ * tree, where old fds stay readable) is noticed at the next full read.
+ * With no cpuidle directory, reads fail with -ENOENT without touching the
+ * tree until the next full read looks again.  No allocation per read. */
+
+typedef struct CpuidleSystemReader CpuidleSystemReader;
+
+/* Makes a reader that opens its files at the first read.  root_fd is
+ * duplicated (AT_FDCWD is kept as is).  Returns 0, -EINVAL for full_every
+ * 0, or another negative errno with e set; *ret untouched on failure. */
+int cpuidle_system_reader_new(int root_fd, unsigned full_every, CpuidleSystemReader **ret, ErrorInfo *e);
+/* Frees r (NULL allowed) and closes its fds.  Returns NULL. */
+CpuidleSystemReader *cpuidle_system_reader_free(CpuidleSystemReader *r);
+void cpuidle_system_reader_freep(CpuidleSystemReader **r);
+#define _cleanup_cpuidle_system_reader_ __attribute__((cleanup(cpuidle_system_reader_freep)))
+
+/* Fills *ret as cpuidle_system_load() would, the values a partial read
+ * skips carried over from the last read.  Returns 1 if *ret differs from
+ * the last successful read (always for the first), 0 if not; -ENOENT when
+ * there is no cpuidle directory, another negative errno with e set (the
+ * same messages as cpuidle_system_load()); *ret untouched on failure. */
+int cpuidle_system_reader_read(CpuidleSystemReader *r, CpuidleSystem *ret, ErrorInfo *e);
+
+/* Makes the next read a full one (call after writing a system knob). */
+void cpuidle_system_reader_request_full(CpuidleSystemReader *r);
+
+/* Returns the number of files the last read pread() (0 before the first). */
+unsigned cpuidle_system_reader_files_read(const CpuidleSystemReader *r);
 
 /* Returns true if name is listed in s->governors. */
 bool cpuidle_system_has_governor(const CpuidleSystem *s, const char *name);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "topology.h"
@@ -79,6 +80,15 @@ static int load_cpu(int root_fd, TopologyCpu *c, ErrorInfo *e) {
         return r == -ENOENT ? 0 : r;
 }
 
+/* Returns online limited to the present CPUs. */
+static CpuSet online_of_present(const CpuSet *online, const CpuSet *present) {
+        CpuSet r = *online;
+
+        for (unsigned i = 0; i < CPUSET_MAX / 64; i++)
+                r.bits[i] &= present->bits[i];
+        return r;
+}
+
 /* Reads the online mask, limited to present CPUs ("online" missing: all
  * present CPUs).  Returns 0 or a negative errno with e set. */
 static int read_online(int root_fd, const CpuSet *present, CpuSet *ret, ErrorInfo *e) {
@@ -90,14 +100,13 @@ static int read_online(int root_fd, const CpuSet *present, CpuSet *ret, ErrorInf
                 online = *present;
         else if (r < 0)
                 return r;
-        for (unsigned i = 0; i < CPUSET_MAX / 64; i++)
-                online.bits[i] &= present->bits[i];
-        *ret = online;
+        *ret = online_of_present(&online, present);
         return 0;
 }
 
 Topology *topology_free(Topology *t) {
         if (t) {
+                fileio_closep(&t->online_fd);
                 free(t->cpus);
                 free(t);
         }
@@ -116,6 +125,7 @@ static int topology_alloc(int root_fd, Topology **ret, ErrorInfo *e) {
 
         if (!t)
                 return -ENOMEM;
+        t->online_fd = -1;
         r = read_cpuset(root_fd, CPU_DIR "/present", &t->present, e);
         if (r == -ENOENT)
                 return errinfo_set(e, r, CPU_DIR "/present: %s", strerror(-r));
@@ -159,12 +169,49 @@ int topology_load(int root_fd, Topology **ret, ErrorInfo *e) {
         return 0;
 }
 
-int topology_online_changed(int root_fd, const Topology *t) {
+/* Re-reads "online" into buf with one pread() (a sysfs attribute is
+ * produced whole by the first read) through t->online_fd, opening it first
+ * if needed and once more if it went stale.  Returns 0, -ENOENT if there is
+ * no such file, -EFBIG if it does not fit, or another negative errno. */
+static int reread_online(int root_fd, Topology *t, char *buf, size_t size) {
+        ssize_t n = -1;
+        int error = 0;
+
+        for (unsigned attempt = 0; attempt < 2; attempt++) {
+                if (t->online_fd < 0) {
+                        int fd = fileio_open_at(root_fd, CPU_DIR "/online");
+                        if (fd < 0)
+                                return fd;
+                        t->online_fd = fd;
+                }
+                do
+                        n = pread(t->online_fd, buf, size, 0);
+                while (n < 0 && errno == EINTR);
+                error = n < 0 ? errno : 0;
+                if (error != ENODEV && error != ENOENT)
+                        break;
+                fileio_closep(&t->online_fd);
+        }
+        if (n < 0)
+                return -error;
+        if ((size_t) n >= size)
+                return -EFBIG;
+        buf[n] = '\0';
+        return 0;
+}
+
+int topology_online_changed(int root_fd, Topology *t) {
+        char buf[4096];
         CpuSet online;
         int r;
 
-        r = read_online(root_fd, &t->present, &online, NULL);
-        if (r < 0)
+        r = reread_online(root_fd, t, buf, sizeof(buf));
+        if (r == -ENOENT)
+                online = t->present;
+        else if (r < 0)
                 return r;
+        else if (cpuset_parse(buf, &online, NULL) < 0)
+                return -EBADMSG;
+        online = online_of_present(&online, &t->present);
         return cpuset_equal(&online, &t->online) ? 0 : 1;
 }

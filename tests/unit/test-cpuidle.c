@@ -12,23 +12,6 @@
 #define CPUIDLE_DIR CPU_DIR "/cpuidle"
 #define STATE1 CPU_DIR "/cpu0/cpuidle/state1"
 
-static CpuidleSystem system_ok(int fd) {
-        CpuidleSystem s;
-        ErrorInfo e = {};
-
-        ck_assert_msg(cpuidle_system_load(fd, &s, &e) == 0, "cpuidle_system_load: %s", e.message);
-        return s;
-}
-
-static void system_fails(int fd, int error, const char *needle) {
-        CpuidleSystem s = { .driver = "untouched" };
-        ErrorInfo e = {};
-
-        ck_assert_int_eq(cpuidle_system_load(fd, &s, &e), error);
-        ck_assert_str_eq(s.driver, "untouched");
-        ck_assert_msg_has(e, needle);
-}
-
 /* Sampler modes the loop tests run in (_i): every sample full (the
  * default), or partial samples skipping all they may, with a full one only
  * after an open, an error or cpuidle_sampler_request_full().  In the latter
@@ -78,85 +61,7 @@ static void read_fails(CpuidleSampler *s, CpuidleCpuSample *out, int error, cons
         ck_assert_msg_has(e, needle);
 }
 
-/* ---- discovery ----------------------------------------------------------- */
-
-START_TEST(test_system_default) {
-        FakeTree *t = unit_tree(NULL);
-        CpuidleSystem s = system_ok(t->fd);
-
-        ck_assert_str_eq(s.driver, "haltpoll");
-        ck_assert_str_eq(s.governor, "haltpoll");
-        ck_assert(s.governor_writable);
-        ck_assert_uint_eq(s.n_governors, 3);        /* "ladder menu haltpoll \n" */
-        ck_assert_str_eq(s.governors[0], "ladder");
-        ck_assert_str_eq(s.governors[1], "menu");
-        ck_assert_str_eq(s.governors[2], "haltpoll");
-        ck_assert(cpuidle_system_has_governor(&s, "menu"));
-        ck_assert(!cpuidle_system_has_governor(&s, "teo"));
-        ck_assert(!cpuidle_system_has_governor(&s, "men"));
-        ck_assert(s.haltpoll.present);
-        ck_assert_uint_eq(s.haltpoll.poll_ns, 200000);
-        ck_assert_uint_eq(s.haltpoll.grow, 2);
-        ck_assert_uint_eq(s.haltpoll.grow_start, 50000);
-        ck_assert_uint_eq(s.haltpoll.shrink, 2);
-        ck_assert(s.haltpoll.allow_shrink);
-}
-END_TEST
-
-START_TEST(test_system_variants) {
-        FakeTreeOptions o = unit_options(2, 0);
-        o.driver = "none";
-        o.haltpoll = false;
-        o.governor = "menu";
-        o.governors = "menu teo";
-        FakeTree *t = unit_tree(&o);
-        CpuidleSystem s = system_ok(t->fd);
-
-        ck_assert_str_eq(s.driver, "");
-        ck_assert_str_eq(s.governor, "menu");
-        ck_assert_uint_eq(s.n_governors, 2);
-        ck_assert(!s.haltpoll.present);
-        ck_assert_uint_eq(s.haltpoll.poll_ns, 0);
-
-        /* before 5.8: only current_governor_ro, no list */
-        ck_assert_int_eq(faketree_rm_rf(t->fd, CPUIDLE_DIR "/current_governor"), 0);
-        ck_assert_int_eq(faketree_rm_rf(t->fd, CPUIDLE_DIR "/available_governors"), 0);
-        ck_assert_int_eq(faketree_write(t->fd, CPUIDLE_DIR "/current_governor_ro", "ladder\n"), 0);
-        s = system_ok(t->fd);
-        ck_assert_str_eq(s.governor, "ladder");
-        ck_assert(!s.governor_writable);
-        ck_assert_uint_eq(s.n_governors, 0);
-
-        ck_assert_int_eq(faketree_rm_rf(t->fd, CPUIDLE_DIR), 0);
-        system_fails(t->fd, -ENOENT, CPUIDLE_DIR);
-}
-END_TEST
-
-START_TEST(test_system_bad) {
-        FakeTree *t = unit_tree(NULL);
-        const char *p = "sys/module/haltpoll/parameters/guest_halt_poll_allow_shrink";
-        CpuidleSystem s;
-
-        ck_assert_int_eq(faketree_write(t->fd, p, "N\n"), 0);
-        s = system_ok(t->fd);
-        ck_assert(!s.haltpoll.allow_shrink);
-        ck_assert_int_eq(faketree_write(t->fd, p, "maybe\n"), 0);
-        system_fails(t->fd, -EBADMSG, "guest_halt_poll_allow_shrink: invalid value \"maybe\"");
-        ck_assert_int_eq(faketree_write(t->fd, p, "Y\n"), 0);
-        ck_assert_int_eq(faketree_write(t->fd, "sys/module/haltpoll/parameters/guest_halt_poll_ns", "-5\n"), 0);
-        system_fails(t->fd, -EBADMSG, "guest_halt_poll_ns: invalid value \"-5\"");
-        ck_assert_int_eq(faketree_write(t->fd, "sys/module/haltpoll/parameters/guest_halt_poll_ns", "0\n"), 0);
-        ck_assert_int_eq(faketree_write(t->fd, CPUIDLE_DIR "/available_governors",
-                                        "a b c d e f g h i j k l m n o p q \n"), 0);
-        system_fails(t->fd, -EBADMSG, "available_governors: more than 16 governors");
-        ck_assert_int_eq(faketree_write(t->fd, CPUIDLE_DIR "/available_governors",
-                                        "menu averyveryveryverylonggovernorname \n"), 0);
-        system_fails(t->fd, -EBADMSG, "too long");
-        ck_assert_int_eq(faketree_write(t->fd, CPUIDLE_DIR "/available_governors", "menu\n"), 0);
-        ck_assert_int_eq(faketree_write(t->fd, CPUIDLE_DIR "/current_governor", "%0100d\n", 0), 0);
-        system_fails(t->fd, -EBADMSG, "current_governor: value too long");
-}
-END_TEST
+/* ---- helpers ------------------------------------------------------------- */
 
 START_TEST(test_state_lookup) {
         const CpuidleStateInfo st[] = { { .name = "POLL" }, { .name = "haltpoll idle" }, { .name = "7" } };
@@ -727,15 +632,12 @@ END_TEST
 
 int main(void) {
         Suite *s = suite_create("cpuidle");
-        TCase *discovery = unit_tcase(s, "discovery");
+        TCase *helpers = unit_tcase(s, "helpers");
         TCase *sampler = unit_tcase(s, "sampler");
         TCase *cadence = unit_tcase(s, "cadence");
 
-        tcase_add_test(discovery, test_system_default);
-        tcase_add_test(discovery, test_system_variants);
-        tcase_add_test(discovery, test_system_bad);
-        tcase_add_test(discovery, test_state_lookup);
-        tcase_add_test(discovery, test_resume_latency);
+        tcase_add_test(helpers, test_state_lookup);
+        tcase_add_test(helpers, test_resume_latency);
         tcase_add_loop_test(sampler, test_sampler_tables, 0, _MODE_MAX);
         tcase_add_test(sampler, test_sampler_counters);
         tcase_add_test(sampler, test_sampler_resume_latency);

@@ -102,6 +102,38 @@ START_TEST(test_online_changed) {
 }
 END_TEST
 
+/* The online file is opened at the first check and kept: rewritten in place
+ * (as sysfs does) it is re-read through the same fd.  Missing, it is looked
+ * for again at every check. */
+START_TEST(test_online_kept_open) {
+        FakeTree *ft = unit_tree(NULL);
+        _cleanup_topology_ Topology *t = load_ok(ft->fd);
+        int fd;
+
+        ck_assert_int_eq(t->online_fd, -1);
+        ck_assert_int_eq(topology_online_changed(ft->fd, t), 0);
+        fd = t->online_fd;
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(faketree_set_offline(ft->fd, 1), 0);
+        ck_assert_int_eq(topology_online_changed(ft->fd, t), 1);
+        ck_assert_int_eq(t->online_fd, fd);
+        ck_assert_int_eq(faketree_set_online(ft->fd, 1), 0);
+        ck_assert_int_eq(topology_online_changed(ft->fd, t), 0);
+        ck_assert_int_eq(t->online_fd, fd);
+        topology_free(t);
+
+        ck_assert_int_eq(faketree_rm_rf(ft->fd, CPU_DIR "/online"), 0);
+        t = load_ok(ft->fd);
+        ck_assert_int_eq(topology_online_changed(ft->fd, t), 0);    /* missing: all present */
+        ck_assert_int_eq(t->online_fd, -1);
+        ck_assert_int_eq(faketree_write(ft->fd, CPU_DIR "/online", "0\n"), 0);
+        ck_assert_int_eq(topology_online_changed(ft->fd, t), 1);
+        ck_assert_int_ge(t->online_fd, 0);
+        ck_assert_int_eq(faketree_write(ft->fd, CPU_DIR "/online", "%04096d\n", 0), 0);
+        ck_assert_int_eq(topology_online_changed(ft->fd, t), -EFBIG);
+}
+END_TEST
+
 START_TEST(test_online_missing_or_wider) {
         FakeTree *ft = unit_tree(NULL);
         Topology *t;
@@ -180,6 +212,7 @@ int main(void) {
         tcase_add_test(tc, test_smt_siblings);
         tcase_add_test(tc, test_offline_cpu);
         tcase_add_test(tc, test_online_changed);
+        tcase_add_test(tc, test_online_kept_open);
         tcase_add_test(tc, test_online_missing_or_wider);
         tcase_add_test(tc, test_present_hole);
         tcase_add_test(tc, test_unknown_ids);
