@@ -59,10 +59,16 @@ void manager_policy_cancel_calibration(Manager *m, const char *why) {
         bus_manager_emit_calibration_finished(m, false, message);
 }
 
-/* Whether to calibrate now, at the first start. */
+/* Whether to calibrate now, at the first start: not in observe mode, which
+ * writes nothing of its own accord (a calibration sets knobs while it
+ * runs); Calibrate() still works there, on request. */
 static bool want_first_calibration(const Manager *m) {
         if (m->calibration || m->config.calibrate_on_first_start == 0)
                 return false;
+        if (m->mode == DAEMON_MODE_OBSERVE) {
+                log_info("No calibration yet; observe mode does not calibrate by itself ('idlepolicyctl calibrate' does).");
+                return false;
+        }
         if (m->config.calibrate_on_first_start < 0 && strcmp(m->root, "/") != 0) {
                 log_debug("Not calibrating on a test tree unless calibrate_on_first_start is set.");
                 return false;

@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -128,12 +129,19 @@ class Calibration(T.IdlePolicyTestCase):
         self.assertIn('calibration is corrupt', self.daemon.output())
 
     def test_first_start_calibrates_only_when_asked(self):
+        """On a test tree only with calibrate_on_first_start, and never in
+        observe mode (it writes nothing by itself; the tree stays as is)."""
         config = os.path.join(self.tmp, 'idlepolicyd.conf')
-        for value, expect in ((None, False), (False, False), (True, True)):
-            with self.subTest(calibrate_on_first_start=value):
+        for value, mode, expect in ((None, 'enforce', False), (False, 'enforce', False), (True, 'observe', False),
+                                    (True, 'enforce', True)):
+            with self.subTest(calibrate_on_first_start=value, mode=mode):
                 with open(config, 'w', encoding='utf-8') as f:
                     json.dump({} if value is None else {'calibrate_on_first_start': value}, f)
-                self.start_daemon(extra=['--config', config])
+                before = T.knob_values(self.tree)
+                self.start_daemon(extra=['--config', config], mode=mode)
+                if mode == 'observe':
+                    time.sleep(1)
+                    self.assertEqual(T.knob_values(self.tree), before)
                 if expect:
                     T.wait_for(lambda: self.manager_prop('CalibrationUSec') > 0, what='the first calibration')
                 else:
