@@ -147,10 +147,11 @@ static void tick_fill(const PolicyInput *in, unsigned cpu, const CpuidleStateInf
  * with two states (POLL and halt) the cap is the only lever and polling
  * only is priced against halting by policy_decide_poll() (the weights'
  * above/below of a mis-described halt say nothing the price does not).
- * This CPU polls only when its own poll economics says so, unless the
- * util rule holds it at the halt state; otherwise every state is allowed
- * and the machine-wide window decides how long a halt is preceded by a
- * poll.  While it polls only its counters measure nothing (cpu_poll()):
+ * This CPU polls only when its own poll economics says so; otherwise every
+ * state is allowed and the machine-wide window decides how long a halt is
+ * preceded by a poll.  (The util rule caps at the shallowest non-polling
+ * state, the halt: a cap that polling only, the shallower one, already
+ * keeps.)  While it polls only its counters measure nothing (cpu_poll()):
  * once the decision has held for hold_ticks, each tick lets the halt back
  * with probability 2^-explore_shift (reason exploration) so that the next
  * tick re-measures it.  A cap the profile's latency limit set (a halt
@@ -162,7 +163,7 @@ static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *p
         if (!sys->kvm || !sys->has_poll || !c->has_poll || sys->halt_state >= c->n_states ||
             c->plan.cap_reason == PLAN_REASON_PROFILE_LIMIT || c->plan.cap_reason == PLAN_REASON_MISDESCRIBED)
                 return false;
-        want_only = c->poll.mode == POLL_MODE_ONLY && !c->plan.util_active;
+        want_only = c->poll.mode == POLL_MODE_ONLY;
         explore = want_only && prof->explore_shift > 0 && c->poll.held_ticks >= prof->hold_ticks &&
                   random < (UINT32_MAX >> prof->explore_shift);
         only = want_only && !explore;
@@ -170,8 +171,7 @@ static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *p
                 c->allowed[k] = !c->tick.states[k].manual_disabled && (!only || k == sys->poll_state);
         c->cap = only ? sys->poll_state : c->n_states - 1;
         c->floor = 0;
-        c->cap_reason = explore ? PLAN_REASON_EXPLORATION :
-                        c->poll.mode == POLL_MODE_ONLY && c->plan.util_active ? PLAN_REASON_UTIL : PLAN_REASON_POLL_ECONOMICS;
+        c->cap_reason = explore ? PLAN_REASON_EXPLORATION : PLAN_REASON_POLL_ECONOMICS;
         c->floor_reason = only ? PLAN_REASON_POLL_ECONOMICS : PLAN_REASON_NONE;
         return true;
 }
