@@ -91,7 +91,7 @@ bool policy_owns_knob(const PolicyInput *in, const char *path) {
 
 /* Starts cpu's model and plan from the prior. */
 static void cpu_reset(PolicyCpu *c, unsigned n_states) {
-        *c = (PolicyCpu) { .active = true, .n_states = n_states };
+        *c = (PolicyCpu) { .active = true, .n_states = n_states, .poll_util = -1 };
         (void) model_cpu_init(&c->model, n_states);
         cpu_plan_init(&c->plan, n_states);
 }
@@ -143,6 +143,30 @@ static void tick_fill(const PolicyInput *in, unsigned cpu, const CpuidleStateInf
         }
 }
 
+/* Whether the CPU's busy share moved by more than 1/8 since the last tick
+ * that measured its polling: the one signal that polling only does not
+ * blur (the kernel counts a poll as idle), so a load that stops or
+ * changes is re-measured at once rather than at the next random
+ * exploration. */
+static bool load_moved(const PolicyCpu *c) {
+        int now = c->tick.util, then = c->poll_util;
+
+        return now >= 0 && then >= 0 && (now > then ? now - then : then - now) > 128;
+}
+
+/* The chance per tick (of 2^32) that a CPU polling only lets the halt back
+ * to re-measure it, taken from the evidence like the cap's exploration:
+ * (the share of its polls that timed out, when last measured, + 32/1024)
+ * >> explore_shift, so a CPU whose polls almost all end in a wakeup
+ * explores rarely.  0 when explore_shift is 0. */
+static uint32_t explore_threshold(const PolicyCpu *c, const Profile *prof) {
+        uint64_t failed = c->poll.success < 1024 ? 1024 - c->poll.success : 0;
+
+        if (prof->explore_shift == 0)
+                return 0;
+        return (uint32_t) (((failed + 32) << 22) >> prof->explore_shift);
+}
+
 /* On KVM guests the halt-poll decision, not the weights, sets the plan:
  * with two states (POLL and halt) the cap is the only lever and polling
  * only is priced against halting by policy_decide_poll() (the weights'
@@ -152,9 +176,9 @@ static void tick_fill(const PolicyInput *in, unsigned cpu, const CpuidleStateInf
  * preceded by a poll.  (The util rule caps at the shallowest non-polling
  * state, the halt: a cap that polling only, the shallower one, already
  * keeps.)  While it polls only its counters measure nothing (cpu_poll()):
- * once the decision has held for hold_ticks, each tick lets the halt back
- * with probability 2^-explore_shift (reason exploration) so that the next
- * tick re-measures it.  A cap the profile's latency limit set (a halt
+ * once the decision has held for hold_ticks, a tick lets the halt back
+ * (reason exploration) so that the next tick re-measures it, at random
+ * (explore_threshold()) and always when the load moved (load_moved()).  A cap the profile's latency limit set (a halt
  * slower than the limit) stands: that is the profile's word, not a price.
  * Returns true if it set the plan (cap, floor and reasons in c). */
 static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *prof, uint32_t random) {
@@ -164,8 +188,8 @@ static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *p
             c->plan.cap_reason == PLAN_REASON_PROFILE_LIMIT || c->plan.cap_reason == PLAN_REASON_MISDESCRIBED)
                 return false;
         want_only = c->poll.mode == POLL_MODE_ONLY;
-        explore = want_only && prof->explore_shift > 0 && c->poll.held_ticks >= prof->hold_ticks &&
-                  random < (UINT32_MAX >> prof->explore_shift);
+        explore = want_only && c->poll.held_ticks >= prof->hold_ticks &&
+                  (random < explore_threshold(c, prof) || load_moved(c));
         only = want_only && !explore;
         for (unsigned k = 0; k < c->n_states; k++)
                 c->allowed[k] = !c->tick.states[k].manual_disabled && (!only || k == sys->poll_state);
@@ -248,6 +272,7 @@ static void cpu_poll(PolicyCpu *c, const PolicyInput *in, const PolicySystem *sy
         };
         (void) policy_decide_poll(in->profile, &pin, c->has_poll ? &c->poll : NULL, &c->poll);
         c->has_poll = true;
+        c->poll_util = t->util;
 }
 
 /* Learns and decides for one CPU; c->fresh says whether it did. */

@@ -33,6 +33,7 @@ typedef struct PolicyCpu {
         unsigned cap, floor;
         PlanReason cap_reason, floor_reason;
         PollPlan poll;                /* this CPU's poll accounting (PollSuccess) */
+        int poll_util;                /* Q10 util of the last tick that measured poll (-1 unknown) */
         bool has_poll;
         char reason[256];             /* one line explaining the plan */
 } PolicyCpu;

@@ -50,6 +50,29 @@ def bump_interrupts(tree, row, cpus, delta):
         os.close(fd)
 
 
+def bump_stat(tree, cpus, busy, idle):
+    """Adds busy jiffies to the user column and idle ones to the idle column
+    of proc/stat for the CPUs in cpus (and to the sum line), in place: the
+    numbers only grow, so the file only grows."""
+    path = os.path.join(tree, 'proc/stat')
+    with open(path, encoding='ascii') as f:
+        lines = f.read().split('\n')
+    for i, line in enumerate(lines):
+        fields = line.split()
+        if not fields or not fields[0].startswith('cpu'):
+            continue
+        n = len(cpus) if fields[0] == 'cpu' else 1 if fields[0][3:].isdigit() and int(fields[0][3:]) in cpus else 0
+        if n:
+            fields[1] = str(int(fields[1]) + n * busy)
+            fields[4] = str(int(fields[4]) + n * idle)
+            lines[i] = (fields[0] + ' ' if fields[0] == 'cpu' else fields[0]) + ' ' + ' '.join(fields[1:])
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.pwrite(fd, '\n'.join(lines).encode(), 0)
+    finally:
+        os.close(fd)
+
+
 class Feeder(T.Periodic):
     """Context manager: every period seconds adds, on every CPU in cpus,
     states[k] = (usage, time_us, above, below) to state k's counters and
@@ -58,10 +81,11 @@ class Feeder(T.Periodic):
 
     what = 'feeding the counters'
 
-    def __init__(self, test, cpus, states, other_irqs=0, period=0.03):
+    def __init__(self, test, cpus, states, other_irqs=0, period=0.03, stat=None):
         super().__init__(test, period)
         self.cpus, self.states = list(cpus), dict(states)
         self.other_irqs = other_irqs
+        self.stat = stat            # (busy, idle) jiffies per step, or None; may be changed while feeding
 
     def step(self):
         for cpu in self.cpus:
@@ -71,6 +95,8 @@ class Feeder(T.Periodic):
                         bump_file(self.test.tree, T.state_file(cpu, k, name), delta)
         if self.other_irqs:
             bump_interrupts(self.test.tree, 'RES:', self.cpus, self.other_irqs)
+        if self.stat:
+            bump_stat(self.test.tree, self.cpus, *self.stat)
 
 
 # Per step (30 ms) on a 3-state tree (POLL, C1 4/12 us, C2 16/48 us): C2's
