@@ -178,8 +178,9 @@ static uint32_t explore_threshold(const PolicyCpu *c, const Profile *prof) {
  * keeps.)  While it polls only its counters measure nothing (cpu_poll()):
  * once the decision has held for hold_ticks, a tick lets the halt back
  * (reason exploration) so that the next tick re-measures it, at random
- * (explore_threshold()) and always when the load moved (load_moved()).  A cap the profile's latency limit set (a halt
- * slower than the limit) stands: that is the profile's word, not a price.
+ * (explore_threshold()) and always when the load moved (load_moved()).
+ * A cap the profile's latency limit set (a halt slower than the limit)
+ * stands: that is the profile's word, not a price.
  * Returns true if it set the plan (cap, floor and reasons in c). */
 static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *prof, uint32_t random) {
         bool want_only, explore, only;
