@@ -143,15 +143,19 @@ static void tick_fill(const PolicyInput *in, unsigned cpu, const CpuidleStateInf
         }
 }
 
-/* Whether the CPU's busy share moved by more than 1/8 since the last tick
- * that measured its polling: the one signal that polling only does not
- * blur (the kernel counts a poll as idle), so a load that stops or
- * changes is re-measured at once rather than at the next random
- * exploration. */
-static bool load_moved(const PolicyCpu *c) {
+/* Whether the CPU went nearly idle (busy under 1/16) since the last tick
+ * that measured its polling, at no more than half the busy share it had
+ * then: the one signal that polling only does not blur (the kernel counts
+ * a poll as idle), and the case where polling only burns the most.  A
+ * load that stops is re-measured at once rather than at the next random
+ * exploration.  (Any move of 1/8 was tried first: a pgbench client and
+ * server that the scheduler moves between CPUs swing each CPU's busy
+ * share by more than that every tick, and the re-measuring cost a third
+ * of the throughput; bench/results/live-final.) */
+static bool load_stopped(const PolicyCpu *c) {
         int now = c->tick.util, then = c->poll_util;
 
-        return now >= 0 && then >= 0 && (now > then ? now - then : then - now) > 128;
+        return now >= 0 && then >= 0 && now < 64 && 2 * now <= then;
 }
 
 /* The chance per tick (of 2^32) that a CPU polling only lets the halt back
@@ -178,7 +182,7 @@ static uint32_t explore_threshold(const PolicyCpu *c, const Profile *prof) {
  * keeps.)  While it polls only its counters measure nothing (cpu_poll()):
  * once the decision has held for hold_ticks, a tick lets the halt back
  * (reason exploration) so that the next tick re-measures it, at random
- * (explore_threshold()) and always when the load moved (load_moved()).
+ * (explore_threshold()) and always when the load stopped (load_stopped()).
  * A cap the profile's latency limit set (a halt slower than the limit)
  * stands: that is the profile's word, not a price.
  * Returns true if it set the plan (cap, floor and reasons in c). */
@@ -190,7 +194,7 @@ static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *p
                 return false;
         want_only = c->poll.mode == POLL_MODE_ONLY;
         explore = want_only && c->poll.held_ticks >= prof->hold_ticks &&
-                  (random < explore_threshold(c, prof) || load_moved(c));
+                  (random < explore_threshold(c, prof) || load_stopped(c));
         only = want_only && !explore;
         for (unsigned k = 0; k < c->n_states; k++)
                 c->allowed[k] = !c->tick.states[k].manual_disabled && (!only || k == sys->poll_state);

@@ -275,15 +275,17 @@ class Kvm(T.IdlePolicyTestCase):
         self.assertEqual(self.stop_daemon(signal.SIGTERM), 0)
         self.assertEqual(P.knobs(self), P.original_knobs(self))
 
-    def test_polling_only_is_let_go_when_the_load_moves(self):
-        """Random exploration off: a CPU polling only keeps polling while its
-        busy share holds, and is re-measured at once when it moves."""
+    def test_polling_only_is_let_go_when_the_load_stops(self):
+        """Random exploration off: a CPU polling only keeps polling while it
+        is busy, also when its busy share swings, and is re-measured at once
+        when it goes idle."""
         P.write_profile(self, 'still', burn_price=0.0625, explore_shift=0, hold_ticks=1)
         self.calibrated(500)
         self.call('SetProfile', 'still')
         with P.Feeder(self, [0], P.HALT_LONG, P.HALT_LONG_IRQS, stat=(2, 2)) as feeder:
             T.wait_for(lambda: P.plan(self, 0)[:3] == (0, 0, 'poll-economics'), timeout=20, what='CPU 0 polling only')
-            for _ in range(8):      # two seconds of ticks at 50% busy: no exploration
+            for busy in (2, 1, 3, 2, 1, 3, 2, 1):   # busy 25-75%, swinging: no exploration
+                feeder.stat = (busy, 4 - busy)
                 self.assertEqual(P.plan(self, 0)[2], 'poll-economics')
                 time.sleep(0.25)
             feeder.stat = (0, 4)    # the load stops
