@@ -151,7 +151,7 @@ static void tick_fill(const PolicyInput *in, unsigned cpu, const CpuidleStateInf
  * exploration.  (Any move of 1/8 was tried first: a pgbench client and
  * server that the scheduler moves between CPUs swing each CPU's busy
  * share by more than that every tick, and the re-measuring cost a third
- * of the throughput; bench/results/live-final.) */
+ * of the throughput; bench/results/live-a727a6a.) */
 static bool load_stopped(const PolicyCpu *c) {
         int now = c->tick.util, then = c->poll_util;
 
