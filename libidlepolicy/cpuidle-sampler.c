@@ -19,6 +19,9 @@
 #define CPU_DIR "sys/devices/system/cpu"
 #define GOVERNOR_PATH CPU_DIR "/cpuidle/current_governor"
 
+/* Every value is read with fileio_pread_once() into one byte less than its
+ * buffer: the bounds the sampler has always had. */
+
 typedef enum Counter {
         COUNTER_USAGE,
         COUNTER_TIME,
@@ -88,24 +91,6 @@ static uint64_t generation_counter;
 
 static uint64_t next_generation(void) {
         return __atomic_add_fetch(&generation_counter, 1, __ATOMIC_RELAXED);
-}
-
-/* Re-reads an open file with one pread() into buf.  Returns the length
- * (trailing newline stripped), -EFBIG if the value does not fit, or -errno. */
-static int pread_value(int fd, char *buf, size_t size) {
-        ssize_t n;
-
-        do
-                n = pread(fd, buf, size - 1, 0);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-                return -errno;
-        if ((size_t) n >= size - 1)
-                return -EFBIG;
-        if (n > 0 && buf[n - 1] == '\n')
-                n--;
-        buf[n] = '\0';
-        return (int) n;
 }
 
 static void cpu_close(SamplerCpu *c) {
@@ -283,7 +268,7 @@ static int counter_error(ErrorInfo *e, int error, unsigned cpu, unsigned state, 
  * the last two cases. */
 static int read_counter(int fd, unsigned cpu, unsigned state, Counter i, uint64_t *ret, ErrorInfo *e) {
         char buf[32];
-        int r = pread_value(fd, buf, sizeof(buf));
+        int r = fileio_pread_once(fd, buf, sizeof(buf) - 1);
 
         if (r == -ENODEV || r == -ENOENT)
                 return r;
@@ -357,7 +342,7 @@ static int read_resume_latency(CpuidleSampler *s, SamplerCpu *c, unsigned cpu, E
 
         if (c->qos_fd < 0 || (!c->full && (s->skip & CPUIDLE_SAMPLER_SLOW_TIER)))
                 return 0;
-        r = pread_value(c->qos_fd, buf, sizeof(buf));
+        r = fileio_pread_once(c->qos_fd, buf, sizeof(buf) - 1);
         if (r == -ENODEV || r == -ENOENT)
                 return r;
         if (r >= 0 && cpuidle_parse_resume_latency(buf, &usec) < 0)
@@ -438,7 +423,7 @@ static int read_governor(CpuidleSampler *s, char *buf, size_t size) {
         int r = -ENOENT;
 
         if (s->governor_fd >= 0)
-                r = pread_value(s->governor_fd, buf, size);
+                r = fileio_pread_once(s->governor_fd, buf, size - 1);
         if (r != -ENODEV && r != -ENOENT)
                 return r;
         r = open_governor(s);
@@ -447,7 +432,7 @@ static int read_governor(CpuidleSampler *s, char *buf, size_t size) {
                 s->governor_fd = -1;
                 return r;
         }
-        return pread_value(s->governor_fd, buf, size);
+        return fileio_pread_once(s->governor_fd, buf, size - 1);
 }
 
 /* Re-reads the governor; if it changed, every CPU is reopened at this read.

@@ -167,20 +167,14 @@ static bool any_unlinked(const CpuidleSystemReader *r) {
  * if the fd went stale (ENODEV/ENOENT); -EBADMSG if the value does not fit;
  * another negative errno.  e is set in every failure. */
 static int read_file(CpuidleSystemReader *r, SystemFile i, char *buf, size_t size, ErrorInfo *e) {
-        ssize_t n;
+        int n = fileio_pread_once(r->fds[i], buf, size);
 
-        do
-                n = pread(r->fds[i], buf, size, 0);
-        while (n < 0 && errno == EINTR);
-        if (n < 0 && (errno == ENODEV || errno == ENOENT))
+        if (n == -ENODEV || n == -ENOENT)
                 return errinfo_set(e, -ESTALE, "%s: vanished while reading", reader_path(r, i));
-        if (n < 0)
-                return errinfo_set(e, -errno, "%s: %s", reader_path(r, i), strerror(errno));
-        if ((size_t) n >= size)
+        if (n == -EFBIG)
                 return errinfo_set(e, -EBADMSG, "%s: value too long", reader_path(r, i));
-        if (n > 0 && buf[n - 1] == '\n')
-                n--;
-        buf[n] = '\0';
+        if (n < 0)
+                return errinfo_set(e, n, "%s: %s", reader_path(r, i), strerror(-n));
         r->files_read++;
         return 0;
 }

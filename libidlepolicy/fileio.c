@@ -61,6 +61,25 @@ int fileio_pread_string(int fd, char *buf, size_t size) {
         return (int) len;
 }
 
+int fileio_pread_once(int fd, char *buf, size_t size) {
+        ssize_t n;
+        size_t len;
+
+        if (size < 1)
+                return -EINVAL;
+        do
+                n = pread(fd, buf, size, 0);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        if ((size_t) n >= size)
+                return -EFBIG;
+        len = (size_t) n;
+        buf[len] = '\0';
+        strip_newline(buf, &len);
+        return (int) len;
+}
+
 /* Returns the length read or -errno. *buf grows as needed. */
 int fileio_pread_alloc(int fd, char **buf, size_t *size) {
         size_t len = 0;

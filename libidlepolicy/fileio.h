@@ -23,6 +23,13 @@ int fileio_read_alloc_at(int dirfd, const char *path, char **ret_content, size_t
  * or a negative errno (-ENODEV for a stale sysfs file, -EFBIG if too long). */
 int fileio_pread_string(int fd, char *buf, size_t size);
 
+/* Re-reads an open sysfs attribute with a single pread() from offset 0 (the
+ * kernel produces an attribute whole at the first read) into buf of size
+ * bytes (NUL-terminated, one trailing newline stripped; EINTR retried).
+ * Returns the length, -EFBIG when the file does not fit in size - 1 bytes,
+ * or -errno (-ENODEV: the attribute is gone). */
+int fileio_pread_once(int fd, char *buf, size_t size);
+
 /* pread()s a whole file into a growing buffer (*buf of *size bytes, realloc'ed
  * as needed).  Returns the length read, or a negative errno. */
 int fileio_pread_alloc(int fd, char **buf, size_t *size);

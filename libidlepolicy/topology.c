@@ -169,13 +169,12 @@ int topology_load(int root_fd, Topology **ret, ErrorInfo *e) {
         return 0;
 }
 
-/* Re-reads "online" into buf with one pread() (a sysfs attribute is
- * produced whole by the first read) through t->online_fd, opening it first
- * if needed and once more if it went stale.  Returns 0, -ENOENT if there is
- * no such file, -EFBIG if it does not fit, or another negative errno. */
+/* Re-reads "online" into buf (fileio_pread_once()) through t->online_fd,
+ * opening it first if needed and once more if it went stale.  Returns 0,
+ * -ENOENT if there is no such file, -EFBIG if it does not fit, or another
+ * negative errno. */
 static int reread_online(int root_fd, Topology *t, char *buf, size_t size) {
-        ssize_t n = -1;
-        int error = 0;
+        int r = 0;
 
         for (unsigned attempt = 0; attempt < 2; attempt++) {
                 if (t->online_fd < 0) {
@@ -184,20 +183,12 @@ static int reread_online(int root_fd, Topology *t, char *buf, size_t size) {
                                 return fd;
                         t->online_fd = fd;
                 }
-                do
-                        n = pread(t->online_fd, buf, size, 0);
-                while (n < 0 && errno == EINTR);
-                error = n < 0 ? errno : 0;
-                if (error != ENODEV && error != ENOENT)
+                r = fileio_pread_once(t->online_fd, buf, size);
+                if (r != -ENODEV && r != -ENOENT)
                         break;
                 fileio_closep(&t->online_fd);
         }
-        if (n < 0)
-                return -error;
-        if ((size_t) n >= size)
-                return -EFBIG;
-        buf[n] = '\0';
-        return 0;
+        return r < 0 ? r : 0;
 }
 
 int topology_online_changed(int root_fd, Topology *t) {
