@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,19 +157,6 @@ static bool load_stopped(const PolicyCpu *c) {
         return now >= 0 && then >= 0 && now < 64 && 2 * now <= then;
 }
 
-/* The chance per tick (of 2^32) that a CPU polling only lets the halt back
- * to re-measure it, taken from the evidence like the cap's exploration:
- * (the share of its polls that timed out, when last measured, + 32/1024)
- * >> explore_shift, so a CPU whose polls almost all end in a wakeup
- * explores rarely.  0 when explore_shift is 0. */
-static uint32_t explore_threshold(const PolicyCpu *c, const Profile *prof) {
-        uint64_t failed = c->poll.success < 1024 ? 1024 - c->poll.success : 0;
-
-        if (prof->explore_shift == 0)
-                return 0;
-        return (uint32_t) (((failed + 32) << 22) >> prof->explore_shift);
-}
-
 /* On KVM guests the halt-poll decision, not the weights, sets the plan:
  * with two states (POLL and halt) the cap is the only lever and polling
  * only is priced against halting by policy_decide_poll() (the weights'
@@ -181,8 +167,11 @@ static uint32_t explore_threshold(const PolicyCpu *c, const Profile *prof) {
  * state, the halt: a cap that polling only, the shallower one, already
  * keeps.)  While it polls only its counters measure nothing (cpu_poll()):
  * once the decision has held for hold_ticks, a tick lets the halt back
- * (reason exploration) so that the next tick re-measures it, at random
- * (explore_threshold()) and always when the load stopped (load_stopped()).
+ * (reason exploration) so that the next tick re-measures it: at random,
+ * like the cap's exploration, with the share of its polls that timed out
+ * when last measured as the evidence (a CPU whose polls almost all end in
+ * a wakeup explores rarely), and always when the load stopped
+ * (load_stopped()).
  * A cap the profile's latency limit set (a halt slower than the limit)
  * stands: that is the profile's word, not a price.
  * Returns true if it set the plan (cap, floor and reasons in c). */
@@ -194,7 +183,8 @@ static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *p
                 return false;
         want_only = c->poll.mode == POLL_MODE_ONLY;
         explore = want_only && c->poll.held_ticks >= prof->hold_ticks &&
-                  (random < explore_threshold(c, prof) || load_stopped(c));
+                  (policy_explore_draw(prof, c->poll.success < 1024 ? 1024 - c->poll.success : 0, random) ||
+                   load_stopped(c));
         only = want_only && !explore;
         for (unsigned k = 0; k < c->n_states; k++)
                 c->allowed[k] = !c->tick.states[k].manual_disabled && (!only || k == sys->poll_state);
@@ -261,7 +251,7 @@ static void cpu_poll(PolicyCpu *c, const PolicyInput *in, const PolicySystem *sy
                 return;
         }
         if (c->polled_only && c->has_poll) {
-                c->poll.held_ticks += c->poll.held_ticks < UINT_MAX;
+                poll_plan_hold(&c->poll);
                 return;
         }
         pin = (PollInput) {

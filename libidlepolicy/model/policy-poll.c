@@ -39,8 +39,9 @@
  * machine's own setting is measured, not defended.
  * The windows tried are 50, 100, 200 and 400 µs; the cheapest wins, ties to
  * the shorter.  A decision, once changed, holds for prof->hold_ticks ticks
- * (the cap's hysteresis, applied to the mode and the window alike).  The mode (and the window) changes only when the new choice
- * costs less than 7/8 of the current one — as both sides of that
+ * (the cap's hysteresis, applied to the mode and the window alike).  The
+ * mode (and the window) changes only when the new choice costs less than
+ * 7/8 of the current one — as both sides of that
  * comparison come from one model with one d, the margin holds: a window
  * kept by it stays kept while the data does not move.  With H unknown (0)
  * nothing can justify burning: no polling. */
@@ -180,6 +181,10 @@ static PollMode choose_mode(const PollPlan *prev, const int64_t cost[3]) {
         return best;
 }
 
+void poll_plan_hold(PollPlan *p) {
+        p->held_ticks += p->held_ticks < UINT_MAX;
+}
+
 int policy_decide_poll(const Profile *prof, const PollInput *in, const PollPlan *prev, PollPlan *ret) {
         PollPlan next = { .mode = POLL_MODE_NONE };
         PollStats st;
@@ -204,8 +209,10 @@ int policy_decide_poll(const Profile *prof, const PollInput *in, const PollPlan 
                         next.window_ns = prev->window_ns;
                 }
         }
-        if (prev && next.mode == prev->mode && next.window_ns == prev->window_ns)
-                next.held_ticks = prev->held_ticks < UINT_MAX ? prev->held_ticks + 1 : UINT_MAX;
+        if (prev && next.mode == prev->mode && next.window_ns == prev->window_ns) {
+                next.held_ticks = prev->held_ticks;
+                poll_plan_hold(&next);
+        }
         *ret = next;
         return !prev || next.mode != prev->mode || next.window_ns != prev->window_ns;
 }

@@ -114,13 +114,10 @@ static unsigned util_cap(const Profile *prof, const PolicyTick *t, const PlanBou
         return b->bound;
 }
 
-/* Whether this tick explores past a model cap: with probability
- * (share + POLICY_EXPLORE_BASE) >> explore_shift, Q10, drawn from the top
- * 10 bits of the random number. */
-static bool explore_draw(const Profile *prof, unsigned share, uint32_t bits10) {
+bool policy_explore_draw(const Profile *prof, unsigned share, uint32_t random) {
         if (prof->explore_shift == 0)
                 return false;
-        return bits10 < ((share + POLICY_EXPLORE_BASE) >> prof->explore_shift);
+        return (random >> 22) < ((share + POLICY_EXPLORE_BASE) >> prof->explore_shift);
 }
 
 /* The next state from s in direction dir within [lo, hi] not disabled by
@@ -143,7 +140,7 @@ static void compose_cap(const Profile *prof, const ModelCpu *m, const PolicyTick
         if (next->model_cap < next->cap) {
                 next->cap = next->model_cap;
                 next->cap_reason = mv->cap_held ? PLAN_REASON_HOLD : PLAN_REASON_MODEL;
-                if (explore_draw(prof, model_row_deeper(m, next->cap), random >> 22)) {
+                if (policy_explore_draw(prof, model_row_deeper(m, next->cap), random)) {
                         unsigned lifted = next_allowed(t, next->cap, +1, next->cap, ucap);
 
                         next->exploring = lifted != next->cap;

@@ -151,6 +151,13 @@ void policy_evidence(const PolicyTick *t, const bool enabled[], ModelEvidence re
 int policy_decide_cpu(const Profile *prof, const ModelCpu *m, const PolicyTick *t,
                       uint32_t random, CpuPlan *plan);
 
+/* Whether this tick explores: with probability (share + 32) >> explore_shift
+ * in Q10 (share: the Q10 evidence that the capped choice would have been
+ * right), drawn from the top 10 bits of random; never with explore_shift 0.
+ * The cap's exploration (policy_decide_cpu()) and the daemon's re-measuring
+ * of a CPU that polls only use it alike. */
+bool policy_explore_draw(const Profile *prof, unsigned share, uint32_t random);
+
 /* KVM guests (driver haltpoll): the halt-poll decision. */
 typedef enum PollMode {
         POLL_MODE_NONE = 0,           /* guest_halt_poll_ns = 0: halt at once */
@@ -182,6 +189,10 @@ typedef struct PollPlan {
         int64_t cost[3];              /* the priced cost of each mode, same units, lower is better */
         unsigned held_ticks;          /* decisions since the mode or window last changed (saturates) */
 } PollPlan;
+
+/* A tick that measured nothing (the CPU polled only): the decision holds
+ * one tick more (held_ticks saturates). */
+void poll_plan_hold(PollPlan *p);
 
 /* Prices the three modes with prof->burn_price and picks the cheapest (with
  * hysteresis against prev, which may be NULL for the first tick: a change
