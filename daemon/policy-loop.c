@@ -262,7 +262,7 @@ static void cpu_poll(PolicyCpu *c, const PolicyInput *in, const PolicySystem *sy
                 .interval_us = t->interval_us,
                 .d_other_wakeups = t->d_other_wakeups,
                 .halt_cost_us = sys->halt_cost_us,
-                .window_ns = strcmp(in->system->governor, "haltpoll") == 0 ? in->system->haltpoll.poll_ns : 0,
+                .window_ns = policy_window_in_force(in),
                 .util = t->util,
         };
         (void) policy_decide_poll(in->profile, &pin, c->has_poll ? &c->poll : NULL, &c->poll);

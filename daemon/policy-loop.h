@@ -105,6 +105,10 @@ bool policy_owns_knob(const PolicyInput *in, const char *path);
  * l->sys (policy-system.c). */
 void policy_system_facts(PolicyLoop *l, const PolicyInput *in);
 
+/* The poll window the machine runs with: guest_halt_poll_ns under the
+ * haltpoll governor (the only one that polls in a window), else 0. */
+uint64_t policy_window_in_force(const PolicyInput *in);
+
 /* After they learned: the machine's halt-poll decision from the fresh
  * CPUs' ticks, and the governor the profile wants (policy-system.c). */
 void policy_system_decide(PolicyLoop *l, const PolicyInput *in);

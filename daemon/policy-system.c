@@ -71,6 +71,10 @@ void policy_system_facts(PolicyLoop *l, const PolicyInput *in) {
                 sys->halt_cost_us = halt_cost(in, sys->halt_state);
 }
 
+uint64_t policy_window_in_force(const PolicyInput *in) {
+        return strcmp(in->system->governor, "haltpoll") == 0 ? in->system->haltpoll.poll_ns : 0;
+}
+
 /* Sums the fresh CPUs' poll and halt entries into one PollInput, leaving
  * out the CPUs that polled only (their counters measure nothing about a
  * window).  Returns the number of CPUs summed (0: the decision holds). */
@@ -82,7 +86,7 @@ static unsigned poll_input(const PolicyLoop *l, const PolicyInput *in, PollInput
         *ret = (PollInput) {
                 .interval_us = in->sampling->interval_usec,
                 .halt_cost_us = sys->halt_cost_us,
-                .window_ns = strcmp(in->system->governor, "haltpoll") == 0 ? in->system->haltpoll.poll_ns : 0,
+                .window_ns = policy_window_in_force(in),
         };
         for (unsigned cpu = 0; cpu < l->n_cpus; cpu++) {
                 const PolicyCpu *c = &l->cpus[cpu];

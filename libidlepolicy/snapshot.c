@@ -76,7 +76,7 @@ static double pct(uint64_t part, uint64_t whole) {
 
 /* Fills out->states from the counter deltas of a comparable CPU. */
 static void idle_rates(const CpuidleCpuSample *a, const CpuidleCpuSample *b, uint64_t interval_usec, CpuRates *out) {
-        const double seconds = (double) interval_usec / 1e6;
+        double seconds = (double) interval_usec / 1e6;
         uint64_t total_usage = 0, total_time = 0;
 
         for (unsigned k = 0; k < b->n_states; k++) {
@@ -86,8 +86,7 @@ static void idle_rates(const CpuidleCpuSample *a, const CpuidleCpuSample *b, uin
         /* The kernel adds a period's time when it ends, and the counters are
          * read a little after the timestamp: the states' time can exceed
          * the interval by a period or two.  Time shares never sum past 100%. */
-        if (total_time > interval_usec)
-                interval_usec = total_time;
+        const uint64_t time_whole = total_time > interval_usec ? total_time : interval_usec;
         out->n_states = b->n_states;
         for (unsigned k = 0; k < b->n_states; k++) {
                 const CpuidleStateCounters *x = &a->states[k], *y = &b->states[k];
@@ -100,7 +99,7 @@ static void idle_rates(const CpuidleCpuSample *a, const CpuidleCpuSample *b, uin
                 r->d_rejected = y->rejected - x->rejected;
                 r->usage_per_s = (double) r->d_usage / seconds;
                 r->usage_share_pct = pct(r->d_usage, total_usage);
-                r->time_share_pct = pct(r->d_time_us, interval_usec);
+                r->time_share_pct = pct(r->d_time_us, time_whole);
                 r->too_deep_pct = pct(r->d_above, r->d_usage);
                 r->too_shallow_pct = pct(r->d_below, r->d_usage);
                 out->idle_entries_per_s += r->usage_per_s;
