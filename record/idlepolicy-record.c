@@ -15,6 +15,7 @@
 #include "cpuidle.h"
 #include "fileio.h"
 #include "ftrace-idle.h"
+#include "kernel-count.h"
 #include "record-setup.h"
 #include "record-state.h"
 #include "timer-track.h"
@@ -100,9 +101,10 @@ static int drain(int fd, LineBuf *lb, FtraceIdle *p) {
         }
 }
 
-/* Streams trace_pipe into p until seconds passed or a signal came.  Returns
- * 0 or -errno; *ret_elapsed: the seconds recorded. */
-static int stream(Tracefs *tf, FtraceIdle *p, double seconds, double *ret_elapsed) {
+/* Streams trace_pipe into p until seconds passed or a signal came, reading
+ * kc (NULL: none) right after tracing went on and right before it goes off.
+ * Returns 0 or -errno; *ret_elapsed: the seconds recorded. */
+static int stream(Tracefs *tf, FtraceIdle *p, double seconds, KernelCount *kc, double *ret_elapsed) {
         static LineBuf lb;
         _cleanup_close_ int fd = openat(tf->dir_fd, "trace_pipe", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         int r;
@@ -110,6 +112,8 @@ static int stream(Tracefs *tf, FtraceIdle *p, double seconds, double *ret_elapse
         if (fd < 0)
                 return -errno;
         r = tracefs_set(tf, "tracing_on", "1");
+        if (r >= 0 && kc)
+                (void) kernel_count_read(kc);   /* best effort: the summary then says "-" */
         uint64_t start = now_ns(), end = start + (uint64_t) (seconds * 1e9);
         _cleanup_close_ int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         _cleanup_free_ char *timers = NULL;
@@ -122,6 +126,8 @@ static int stream(Tracefs *tf, FtraceIdle *p, double seconds, double *ret_elapse
                 if (r >= 0)
                         (void) nanosleep(&ts, NULL);
         }
+        if (kc)
+                (void) kernel_count_read(kc);
         *ret_elapsed = (double) (now_ns() - start) / 1e9;
         int k = tracefs_set(tf, "tracing_on", "0");
         if (r >= 0)
@@ -171,7 +177,8 @@ static double pct(size_t part, size_t whole) {
         return whole ? 100.0 * (double) part / (double) whole : 0.0;
 }
 
-static void print_summary(const FtraceIdle *p, const Trace *t, const Tracefs *tf, const RecordSetupInfo *info) {
+static void print_summary(const FtraceIdle *p, const Trace *t, const Tracefs *tf, const RecordSetupInfo *info,
+                          const KernelCount *kc) {
         FtraceIdleTotals tot;
         uint64_t lost = 0;
 
@@ -182,14 +189,18 @@ static void print_summary(const FtraceIdle *p, const Trace *t, const Tracefs *tf
                 (unsigned long long) tot.malformed, info->n_enabled);
         if (info->n_missing > 0)
                 fprintf(stderr, " (not on this kernel: %s)", info->missing);
-        fprintf(stderr, ".\n%-4s %-12s %9s %8s %10s %8s %7s %7s\n", "CPU", "SOURCE", "INTERVALS", "TIMER%",
+        fprintf(stderr, ".\n%-4s %-12s %9s %9s %8s %10s %8s %7s %7s\n", "CPU", "SOURCE", "INTERVALS", "KERNEL", "TIMER%",
                 "PREDICTED%", "SLEEP%", "DROPPED", "LOST");
         for (unsigned c = 0; c < t->header.n_cpus; c++) {
                 FtraceIdleCpuStats s;
+                uint64_t n_kernel;
+                char kernel[24] = "-";
                 if (ftrace_idle_cpu_stats(p, c, &s) < 0)
                         continue;
-                fprintf(stderr, "%-4u %-12s %9zu %7.1f%% %9.1f%% %7.1f%% %7zu %7llu", c,
-                        trace_source_to_string(s.source), s.n_intervals, pct(s.n_wake_timer, s.n_intervals),
+                if (kernel_count_get(kc, c, &n_kernel))
+                        snprintf(kernel, sizeof(kernel), "%llu", (unsigned long long) n_kernel);
+                fprintf(stderr, "%-4u %-12s %9zu %9s %7.1f%% %9.1f%% %7.1f%% %7zu %7llu", c,
+                        trace_source_to_string(s.source), s.n_intervals, kernel, pct(s.n_wake_timer, s.n_intervals),
                         pct(s.n_at_predicted, s.n_intervals), pct(s.n_sleep_known, s.n_intervals),
                         s.n_dropped, (unsigned long long) s.lost_events);
                 lost += s.lost_events;
@@ -198,7 +209,7 @@ static void print_summary(const FtraceIdle *p, const Trace *t, const Tracefs *tf
                                 pct(s.n_cross_found, s.n_cpu_idle), (double) s.cross_median_error_ns / 1000.0);
                 fputc('\n', stderr);
         }
-        fprintf(stderr, "TIMER%%: woken by a timer interrupt; PREDICTED%%: ...within %llu us after the predicted "
+        fprintf(stderr, "KERNEL: idle entries the kernel counted while tracing was on; TIMER%%: woken by a timer interrupt; PREDICTED%%: ...within %llu us after the predicted "
                 "timer; SLEEP%%: sleep length known.\n", TIMER_LAG_MAX_NS / 1000);
         if (lost > 0)
                 fprintf(stderr, "The kernel lost %llu events (periods around them are left out): "
@@ -265,8 +276,8 @@ static int do_restore(const Options *o) {
 }
 
 /* Sets tracefs up, records, restores.  Returns 0 or -errno (message printed). */
-static int record_session(const Options *o, RecordState *st, FtraceIdle *p, double *elapsed, RecordSetupInfo *info,
-                          Tracefs *tf) {
+static int record_session(const Options *o, RecordState *st, FtraceIdle *p, KernelCount *kc, double *elapsed,
+                          RecordSetupInfo *info, Tracefs *tf) {
         int r = tracefs_locate(tf, o->tracefs);
         if (r < 0) {
                 fprintf(stderr, "Failed to find tracefs%s%s: %s\n", o->tracefs ? " at " : "", o->tracefs ? o->tracefs : "",
@@ -286,7 +297,7 @@ static int record_session(const Options *o, RecordState *st, FtraceIdle *p, doub
                                 info->missing[0] ? info->missing : "", strerror(-r));
         }
         if (r >= 0 && !stop_signal) {
-                r = stream(tf, p, o->seconds, elapsed);
+                r = stream(tf, p, o->seconds, kc, elapsed);
                 if (r < 0)
                         fprintf(stderr, "Failed to read the trace: %s\n", strerror(-r));
         }
@@ -304,6 +315,7 @@ static int do_record(const Options *o) {
         RecordSetupInfo info = { 0 };
         _cleanup_ftrace_idle_ FtraceIdle *p = NULL;
         _cleanup_trace_ Trace *t = NULL;
+        _cleanup_kernel_count_ KernelCount *kc = NULL;
         ErrorInfo e = { "" };
         unsigned n_cpus = 0;
         double elapsed = 0;
@@ -319,9 +331,14 @@ static int do_record(const Options *o) {
         if (r >= 0)
                 r = ftrace_idle_new(n_cpus, &p);
         if (r >= 0) {
+                _cleanup_close_ int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (root < 0 || kernel_count_new(root, &kc) < 0)
+                        kc = NULL;      /* no cpuidle: the summary says "-" */
+        }
+        if (r >= 0) {
                 tf.journal = record_state_save;
                 tf.userdata = &st;
-                r = record_session(o, &st, p, &elapsed, &info, &tf);
+                r = record_session(o, &st, p, kc, &elapsed, &info, &tf);
         }
         tracefs_done(&tf);
         record_state_unlock(&st);
@@ -336,7 +353,7 @@ static int do_record(const Options *o) {
         if (stop_signal)
                 fprintf(stderr, "Interrupted by SIG%s after %.1f s; the trace covers that time.\n", sigabbrev_np(stop_signal),
                         elapsed);
-        print_summary(p, t, &tf, &info);
+        print_summary(p, t, &tf, &info, kc);
         return EXIT_SUCCESS;
 }
 
