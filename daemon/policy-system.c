@@ -77,7 +77,10 @@ uint64_t policy_window_in_force(const PolicyInput *in) {
 
 /* Sums the fresh CPUs' poll and halt entries into one PollInput, leaving
  * out the CPUs that polled only (their counters measure nothing about a
- * window).  Returns the number of CPUs summed (0: the decision holds). */
+ * window).  The machine-wide knob chooses only between no polling and a
+ * window: polling only is each CPU's own decision (cpu_kvm_plan()), and a
+ * machine "polling only" would leave a CPU that wants a window with none
+ * at all.  Returns the number of CPUs summed (0: the decision holds). */
 static unsigned poll_input(const PolicyLoop *l, const PolicyInput *in, PollInput *ret) {
         const PolicySystem *sys = &l->sys;
         int64_t util = 0;
@@ -87,6 +90,7 @@ static unsigned poll_input(const PolicyLoop *l, const PolicyInput *in, PollInput
                 .interval_us = in->sampling->interval_usec,
                 .halt_cost_us = sys->halt_cost_us,
                 .window_ns = policy_window_in_force(in),
+                .without_only = true,
         };
         for (unsigned cpu = 0; cpu < l->n_cpus; cpu++) {
                 const PolicyCpu *c = &l->cpus[cpu];

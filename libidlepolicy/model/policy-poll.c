@@ -37,6 +37,9 @@
  * window the margin protects is prev's when prev polls in a window; the
  * first decision (no prev) has no hysteresis, as for the mode: the
  * machine's own setting is measured, not defended.
+ * With in->without_only (the machine-wide decision, whose knob has no
+ * polling only: that is each CPU's) polling only costs INT64_MAX and is
+ * never chosen, nor kept from prev.
  * The windows tried are 50, 100, 200 and 400 µs; the cheapest wins, ties to
  * the shorter.  A decision, once changed, holds for prof->hold_ticks ticks
  * (the cap's hysteresis, applied to the mode and the window alike).  The
@@ -186,10 +189,18 @@ void poll_plan_hold(PollPlan *p) {
 }
 
 int policy_decide_poll(const Profile *prof, const PollInput *in, const PollPlan *prev, PollPlan *ret) {
-        PollPlan next = { .mode = POLL_MODE_NONE };
+        PollPlan next = { .mode = POLL_MODE_NONE }, was_only;
+        const PollPlan *given = prev;
         PollStats st;
         uint64_t window;
 
+        if (prev && in->without_only && prev->mode == POLL_MODE_ONLY) {
+                was_only = *prev;       /* not kept: decided afresh, with what it learned */
+                was_only.mode = POLL_MODE_NONE;
+                was_only.window_ns = 0;
+                was_only.held_ticks = prof->hold_ticks;
+                prev = &was_only;
+        }
         poll_stats(in, prev, &st);
         if (st.n == 0) {
                 next = prev ? *prev : next;
@@ -199,7 +210,8 @@ int policy_decide_poll(const Profile *prof, const PollInput *in, const PollPlan 
                 window = best_window(prof, in, &st, &wcost);
                 next.cost[POLL_MODE_NONE] = per_second(priced(0, st.other, prof, in), in->interval_us);
                 next.cost[POLL_MODE_WINDOW] = per_second(wcost, in->interval_us);
-                next.cost[POLL_MODE_ONLY] = per_second(priced(st.idle_us, 0, prof, in), in->interval_us);
+                next.cost[POLL_MODE_ONLY] = in->without_only ? INT64_MAX :
+                                            per_second(priced(st.idle_us, 0, prof, in), in->interval_us);
                 next.mode = in->halt_cost_us == 0 ? POLL_MODE_NONE : choose_mode(prev, next.cost);
                 next.window_ns = next.mode == POLL_MODE_WINDOW ? window : 0;
                 next.success = success_q10(&st, window, in);
@@ -214,5 +226,5 @@ int policy_decide_poll(const Profile *prof, const PollInput *in, const PollPlan 
                 poll_plan_hold(&next);
         }
         *ret = next;
-        return !prev || next.mode != prev->mode || next.window_ns != prev->window_ns;
+        return !given || next.mode != given->mode || next.window_ns != given->window_ns;
 }

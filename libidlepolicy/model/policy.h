@@ -175,6 +175,8 @@ typedef struct PollInput {
         uint32_t halt_cost_us;        /* calibrated extra wakeup latency of halt over poll; 0 = unknown */
         uint64_t window_ns;           /* current poll window */
         int util;                     /* Q10 */
+        bool without_only;            /* price none and window only: the machine-wide knob
+                                       * (guest_halt_poll_ns) cannot poll only, each CPU does */
 } PollInput;
 
 #define POLL_WINDOW_MIN_NS 50000u     /* the windows tried: 50, 100, 200, 400 µs */

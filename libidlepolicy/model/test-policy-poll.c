@@ -48,6 +48,31 @@ START_TEST(test_sleeper_none) {
 }
 END_TEST
 
+/* The machine-wide decision (without_only): the same round trips that a
+ * CPU would poll only for get a window, never polling only, and a previous
+ * "polling only" (held or not) is not kept. */
+START_TEST(test_without_only_window) {
+        Profile prof = balanced();
+        PollInput in = halting(8000, 110, 8000);
+        PollPlan plan, prev = { .mode = POLL_MODE_ONLY, .held_ticks = 0 };
+
+        prof.burn_price = 64;
+        prof.hold_ticks = 4;
+        in.without_only = true;
+        ck_assert_int_eq(policy_decide_poll(&prof, &in, NULL, &plan), 1);
+        ck_assert_int_eq(plan.mode, POLL_MODE_WINDOW);
+        ck_assert_uint_gt(plan.window_ns, 0);
+        ck_assert_int_eq(plan.cost[POLL_MODE_ONLY], INT64_MAX);
+        ck_assert_int_lt(plan.cost[POLL_MODE_WINDOW], plan.cost[POLL_MODE_NONE]);
+        ck_assert_int_eq(policy_decide_poll(&prof, &in, &prev, &plan), 1);
+        ck_assert_int_eq(plan.mode, POLL_MODE_WINDOW);
+        /* nothing measured this tick: a previous polling only is not kept either */
+        in = (PollInput) { .interval_us = 1000000, .halt_cost_us = HALT_COST_US, .without_only = true };
+        ck_assert_int_eq(policy_decide_poll(&prof, &in, &prev, &plan), 1);
+        ck_assert_int_eq(plan.mode, POLL_MODE_NONE);
+}
+END_TEST
+
 /* pgbench-like: 8000 IPI-ended round trips of ~110 µs a second.  At a
  * latency profile's price (1/16) every idle µs is worth burning. */
 START_TEST(test_round_trips_only) {
@@ -303,6 +328,7 @@ static Suite *poll_suite(void) {
 
         tcase_add_test(tc, test_sleeper_none);
         tcase_add_test(tc, test_round_trips_only);
+        tcase_add_test(tc, test_without_only_window);
         tcase_add_test(tc, test_mixed_window);
         tcase_add_test(tc, test_unknown_halt_cost);
         tcase_add_test(tc, test_hysteresis);

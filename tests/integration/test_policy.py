@@ -253,6 +253,29 @@ class Kvm(T.IdlePolicyTestCase):
         self.assertEqual(self.stop_daemon(signal.SIGTERM), 0)
         self.assertEqual(P.knobs(self), P.original_knobs(self))
 
+    def test_machine_knob_is_none_or_window_never_polling_only(self):
+        """Both CPUs see the same round trips: each polls only on its own,
+        and the machine-wide decision, which has no polling only, stays
+        none or window (a machine "polling only" once set no window and left
+        a CPU that wanted one halting at once)."""
+        P.write_profile(self, 'eager', burn_price=0.0625, explore_shift=0)
+        self.calibrated(500)
+        self.call('SetProfile', 'eager')
+        modes = set()
+
+        def both_polling_only():
+            modes.add(self.manager_prop('PollMode'))
+            return all(self.read(T.latency_file(c)) == 'n/a' for c in (0, 1))
+        with P.Feeder(self, [0, 1], P.HALT_LONG, P.HALT_LONG_IRQS):
+            T.wait_for(both_polling_only, timeout=20, what='CPUs 0 and 1 polling only')
+            for _ in range(8):
+                modes.add(self.manager_prop('PollMode'))
+                time.sleep(0.25)
+        modes.discard('')   # before the first decision
+        self.assertTrue(modes and modes <= {'none', 'window'}, modes)
+        self.assertEqual(self.stop_daemon(signal.SIGTERM), 0)
+        self.assertEqual(P.knobs(self), P.original_knobs(self))
+
     def test_polling_only_is_re_measured_by_exploration(self):
         """While a CPU polls only its counters measure nothing: now and then
         the halt is let back for a tick (reason exploration, resume latency
