@@ -254,17 +254,10 @@ static void cpu_poll(PolicyCpu *c, const PolicyInput *in, const PolicySystem *sy
                 poll_plan_hold(&c->poll);
                 return;
         }
-        pin = (PollInput) {
-                .d_poll_usage = t->d_usage[sys->poll_state],
-                .d_halt_usage = t->d_usage[sys->halt_state],
-                .d_poll_time_us = t->d_time_us[sys->poll_state],
-                .d_halt_time_us = t->d_time_us[sys->halt_state],
-                .interval_us = t->interval_us,
-                .d_other_wakeups = t->d_other_wakeups,
-                .halt_cost_us = sys->halt_cost_us,
-                .window_ns = policy_window_in_force(in),
-                .util = t->util,
-        };
+        pin = policy_poll_input(in, sys);
+        pin.interval_us = t->interval_us;
+        pin.util = t->util;
+        policy_poll_input_add(&pin, sys, t);
         (void) policy_decide_poll(in->profile, &pin, c->has_poll ? &c->poll : NULL, &c->poll);
         c->has_poll = true;
         c->poll_util = t->util;

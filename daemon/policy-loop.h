@@ -105,9 +105,13 @@ bool policy_owns_knob(const PolicyInput *in, const char *path);
  * l->sys (policy-system.c). */
 void policy_system_facts(PolicyLoop *l, const PolicyInput *in);
 
-/* The poll window the machine runs with: guest_halt_poll_ns under the
- * haltpoll governor (the only one that polls in a window), else 0. */
-uint64_t policy_window_in_force(const PolicyInput *in);
+/* A PollInput with no entries yet: the tick's interval, the calibrated
+ * halt cost and the window the machine runs with (guest_halt_poll_ns under
+ * the haltpoll governor, the only one that polls in a window, else 0). */
+PollInput policy_poll_input(const PolicyInput *in, const PolicySystem *sys);
+/* Adds one CPU's tick (its POLL and halt entries and times, its non-timer
+ * wakeups) to pin. */
+void policy_poll_input_add(PollInput *pin, const PolicySystem *sys, const PolicyTick *t);
 
 /* After they learned: the machine's halt-poll decision from the fresh
  * CPUs' ticks, and the governor the profile wants (policy-system.c). */

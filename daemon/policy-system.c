@@ -71,8 +71,20 @@ void policy_system_facts(PolicyLoop *l, const PolicyInput *in) {
                 sys->halt_cost_us = halt_cost(in, sys->halt_state);
 }
 
-uint64_t policy_window_in_force(const PolicyInput *in) {
-        return strcmp(in->system->governor, "haltpoll") == 0 ? in->system->haltpoll.poll_ns : 0;
+PollInput policy_poll_input(const PolicyInput *in, const PolicySystem *sys) {
+        return (PollInput) {
+                .interval_us = in->sampling->interval_usec,
+                .halt_cost_us = sys->halt_cost_us,
+                .window_ns = strcmp(in->system->governor, "haltpoll") == 0 ? in->system->haltpoll.poll_ns : 0,
+        };
+}
+
+void policy_poll_input_add(PollInput *pin, const PolicySystem *sys, const PolicyTick *t) {
+        pin->d_poll_usage += t->d_usage[sys->poll_state];
+        pin->d_halt_usage += t->d_usage[sys->halt_state];
+        pin->d_poll_time_us += t->d_time_us[sys->poll_state];
+        pin->d_halt_time_us += t->d_time_us[sys->halt_state];
+        pin->d_other_wakeups += t->d_other_wakeups;
 }
 
 /* Sums the fresh CPUs' poll and halt entries into one PollInput, leaving
@@ -86,22 +98,14 @@ static unsigned poll_input(const PolicyLoop *l, const PolicyInput *in, PollInput
         int64_t util = 0;
         unsigned n = 0;
 
-        *ret = (PollInput) {
-                .interval_us = in->sampling->interval_usec,
-                .halt_cost_us = sys->halt_cost_us,
-                .window_ns = policy_window_in_force(in),
-                .without_only = true,
-        };
+        *ret = policy_poll_input(in, sys);
+        ret->without_only = true;
         for (unsigned cpu = 0; cpu < l->n_cpus; cpu++) {
                 const PolicyCpu *c = &l->cpus[cpu];
 
                 if (!c->fresh || c->polled_only || sys->halt_state >= c->n_states)
                         continue;
-                ret->d_poll_usage += c->tick.d_usage[sys->poll_state];
-                ret->d_halt_usage += c->tick.d_usage[sys->halt_state];
-                ret->d_poll_time_us += c->tick.d_time_us[sys->poll_state];
-                ret->d_halt_time_us += c->tick.d_time_us[sys->halt_state];
-                ret->d_other_wakeups += c->tick.d_other_wakeups;
+                policy_poll_input_add(ret, sys, &c->tick);
                 util += c->tick.util >= 0 ? c->tick.util : 0;
                 n++;
         }
