@@ -137,9 +137,12 @@ static int stream(Tracefs *tf, FtraceIdle *p, double seconds, KernelCount *kc, d
 
 /* ---- the header ------------------------------------------------------------ */
 
-/* Fills driver and states (from the first CPU that has a state table) and
- * returns the number of CPUs in *ret_n_cpus.  Returns 0 or -errno. */
-static int load_header(TraceHeader *h, unsigned *ret_n_cpus, ErrorInfo *e) {
+/* Fills driver and states (from the first CPU that has a state table),
+ * returns the number of CPUs in *ret_n_cpus and, with cpuidle, the
+ * kernel's idle-entry count on the same counters in *ret_kc (left NULL
+ * without cpuidle or memory: the summary then says "-").  Returns 0 or
+ * -errno. */
+static int load_header(TraceHeader *h, unsigned *ret_n_cpus, KernelCount **ret_kc, ErrorInfo *e) {
         _cleanup_close_ int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         _cleanup_topology_ Topology *topo = NULL;
         _cleanup_cpuidle_sampler_ CpuidleSampler *s = NULL;
@@ -168,6 +171,8 @@ static int load_header(TraceHeader *h, unsigned *ret_n_cpus, ErrorInfo *e) {
                         h->n_states++;
                 }
         }
+        if (kernel_count_new(s, topo->n_cpus, ret_kc) >= 0)
+                s = NULL;       /* the count owns it now */
         return 0;
 }
 
@@ -326,15 +331,10 @@ static int do_record(const Options *o) {
         r = restore_leftover(&st);
         if (r >= 0)
                 r = trace_new(0, &t);
-        if (r >= 0 && (r = load_header(&t->header, &n_cpus, &e)) < 0)
+        if (r >= 0 && (r = load_header(&t->header, &n_cpus, &kc, &e)) < 0)
                 fprintf(stderr, "Failed to read the CPU and cpuidle tables: %s\n", e.message[0] ? e.message : strerror(-r));
         if (r >= 0)
                 r = ftrace_idle_new(n_cpus, &p);
-        if (r >= 0) {
-                _cleanup_close_ int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (root < 0 || kernel_count_new(root, &kc) < 0)
-                        kc = NULL;      /* no cpuidle: the summary says "-" */
-        }
         if (r >= 0) {
                 tf.journal = record_state_save;
                 tf.userdata = &st;

@@ -4,7 +4,6 @@
 
 #include "cpuidle.h"
 #include "kernel-count.h"
-#include "topology.h"
 
 typedef struct CpuCount {
         bool known;             /* read at the start and online since */
@@ -20,25 +19,19 @@ struct KernelCount {
         unsigned n_reads;
 };
 
-int kernel_count_new(int root_fd, KernelCount **ret) {
-        _cleanup_topology_ Topology *topo = NULL;
-        ErrorInfo e = { "" };
-        KernelCount *k;
-        int r = topology_load(root_fd, &topo, &e);
+int kernel_count_new(CpuidleSampler *sampler, unsigned n_cpus, KernelCount **ret) {
+        KernelCount *k = calloc(1, sizeof(*k));
 
-        if (r < 0)
-                return r;
-        k = calloc(1, sizeof(*k));
         if (!k)
                 return -ENOMEM;
-        k->n_cpus = topo->n_cpus;
-        k->sample = calloc(k->n_cpus, sizeof(*k->sample));
-        k->cpus = calloc(k->n_cpus, sizeof(*k->cpus));
-        r = k->sample && k->cpus ? cpuidle_sampler_new(root_fd, topo, &k->sampler, &e) : -ENOMEM;
-        if (r < 0) {
-                kernel_count_free(k);
-                return r;
+        k->n_cpus = n_cpus;
+        k->sample = calloc(n_cpus ? n_cpus : 1, sizeof(*k->sample));
+        k->cpus = calloc(n_cpus ? n_cpus : 1, sizeof(*k->cpus));
+        if (!k->sample || !k->cpus) {
+                kernel_count_free(k);   /* k->sampler still NULL: the caller keeps it */
+                return -ENOMEM;
         }
+        k->sampler = sampler;
         *ret = k;
         return 0;
 }

@@ -12,9 +12,12 @@
 
 typedef struct KernelCount KernelCount;
 
-/* Opens the counters of every CPU under root_fd ("sys/devices/system/cpu").
- * Returns 0 or -errno (-ENOENT without cpuidle). */
-int kernel_count_new(int root_fd, KernelCount **ret);
+typedef struct CpuidleSampler CpuidleSampler;
+
+/* Counts with sampler (n_cpus CPU slots), which it takes over on success
+ * and frees with the count.  Returns 0 or -ENOMEM (sampler then left to
+ * the caller). */
+int kernel_count_new(CpuidleSampler *sampler, unsigned n_cpus, KernelCount **ret);
 KernelCount *kernel_count_free(KernelCount *k);
 void kernel_count_freep(KernelCount **k);
 #define _cleanup_kernel_count_ __attribute__((cleanup(kernel_count_freep)))

@@ -75,11 +75,11 @@ same_as_before() {
 # kernel counted on cpu 0/1 while tracing was on (-1: not given).  Counted
 # from outside the recorder they would include its set-up and teardown,
 # which patch static keys on every CPU and add idle entries no trace holds.
-kernel_counts() {
-        d0=$(awk '$1 == "0" && $2 ~ /^(cpu_idle|irq-bounded|none)$/ { print ($4 == "-" ? -1 : $4) }' "$tmp/err")
-        d1=$(awk '$1 == "1" && $2 ~ /^(cpu_idle|irq-bounded|none)$/ { print ($4 == "-" ? -1 : $4) }' "$tmp/err")
-        d0=${d0:--1}; d1=${d1:--1}
+kernel_count() {
+        awk -v c="$1" '$1 == c && $2 ~ /^(cpu_idle|irq-bounded|none)$/ { n = ($4 == "-" ? -1 : $4) }
+                       END { print (n == "" ? -1 : n) }' "$tmp/err"
 }
+kernel_counts() { d0=$(kernel_count 0); d1=$(kernel_count 1); }
 
 # The trace parses and has sensible rows for CPUs 0 and 1, checked against
 # the kernel's own count of idle entries while tracing was on (d0, d1; the
