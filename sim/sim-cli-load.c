@@ -133,7 +133,8 @@ static int governor_add(const CliOptions *o, const char *name, CliInputs *in) {
 
         if (streq(name, "all")) {
                 for (size_t i = 0; i < n_all; i++)
-                        (void) governor_add(o, all[i]->name, in);
+                        if (!all[i]->not_in_all)
+                                (void) governor_add(o, all[i]->name, in);
                 return 0;
         }
         ops = governor_find(name);

@@ -137,6 +137,6 @@ int cli_list_all(const CliOptions *o) {
                 printf("  %-12s %s\n  %-12s   %s\n", name, summary, "", params);
         printf("\nGovernors:\n");
         for (size_t i = 0; i < n; i++)
-                printf("  %-12s %s\n", govs[i]->name, govs[i]->summary);
+                printf("  %-12s %s%s\n", govs[i]->name, govs[i]->summary, govs[i]->not_in_all ? " [not in all]" : "");
         return 0;
 }

@@ -84,6 +84,22 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["rows"][0]["sta
 expect 0 "$sim" -w idle -n 3000 -T skylake-sp -g teo --latency-limit 50 --json --tables-dir "$tables"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all(r["states"][3]["entries"] == 0 for r in d["rows"])' "$tmp/out" || fail "--latency-limit"
 
+# teo-range: fixed plans.  The whole range is teo; not in "all"; a floor
+# above its cap is a usage error; a floor the table lacks is not applicable.
+expect 0 "$sim" -w pgbench -n 5000 -T skylake-sp -g teo,teo-range --tables-dir "$tables"
+sed -n 's/| teo-range |/| teo |/p' "$tmp/out" >"$tmp/range"
+grep -qxF -f "$tmp/range" "$tmp/out" && [ -s "$tmp/range" ] || fail "teo-range over every state differs from teo"
+expect 0 "$sim" -w pgbench -n 5000 -T skylake-sp -g teo-range -P floor=2 -P cap=2 --json --tables-dir "$tables"
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["rows"][0]["states"]; assert [x["entries"] > 0 for x in s] == [False, False, True, False], s' "$tmp/out" || fail "teo-range floor=cap=2"
+expect 2 "$sim" -w pgbench -T skylake-sp -g teo-range -P floor=3 -P cap=1 --tables-dir "$tables"
+contains "$tmp/err" "floor is above cap"
+expect 2 "$sim" -w pgbench -T skylake-sp -g teo-range -P share2=2 --tables-dir "$tables"
+expect 0 "$sim" -w pgbench -n 3000 -T kvm-haltpoll -g teo-range -P floor=3 -P cap=3 --json --tables-dir "$tables"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [r["governor"] for r in d["rows"]] == ["oracle"] and "no state at the plan" in d["skipped"][0]["reason"], d' "$tmp/out" || fail "teo-range floor beyond the table"
+expect 0 "$sim" --list --tables-dir "$tables"
+contains "$tmp/out" "teo-range"
+contains "$tmp/out" "[not in all]"
+
 expect 0 "$sim" --bench -w schbench -n 20000 -T power9 -g teo --tables-dir "$tables"
 contains "$tmp/out" "| schbench | power9 | teo | 20000 |"
 

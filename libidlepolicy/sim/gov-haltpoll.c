@@ -80,6 +80,7 @@ static uint64_t haltpoll_poll_limit(const Governor *g) {
 const GovernorOps governor_haltpoll = {
         .name = "haltpoll",
         .summary = "KVM haltpoll: adaptive poll window (grow/shrink), then halt",
+        .unsuited = "does not suit this table (haltpoll runs only on the haltpoll driver's POLL + halt)",
         .size = sizeof(Haltpoll),
         .init = haltpoll_init,
         .select = haltpoll_select,

@@ -42,6 +42,8 @@ typedef struct IdlePolicy {
         TickCounters c;
         uint64_t sleep_length_ns;    /* at the last select */
         double util;                 /* at the last select */
+        GovParams range;             /* teo-range: its plans and share */
+        double range_debt;           /* teo-range: ticks owed to the second plan */
         _Alignas(max_align_t) unsigned char inner[INNER_MAX];
 } IdlePolicy;
 
@@ -212,6 +214,68 @@ const GovernorOps governor_idlepolicy = {
         .init = idlepolicy_init_teo,
         .select = idlepolicy_select,
         .reflect = idlepolicy_reflect,
+        .poll_limit_ns = idlepolicy_poll_limit_ns,
+};
+
+/* teo-range: teo held to [floor, cap], or, per tick, to [floor2, cap2]
+ * for a share2 of the ticks (spread evenly: a tick goes to the second plan
+ * whenever the ticks owed to it reach one). */
+static void range_apply(IdlePolicy *ip, unsigned floor, unsigned cap) {
+        for (unsigned s = 0; s < ip->table.n_states; s++)
+                ip->table.states[s].disabled = ip->gov.table->states[s].disabled || s < floor || s > cap;
+}
+
+static void range_tick(IdlePolicy *ip) {
+        const GovParams *p = &ip->range;
+
+        ip->range_debt += p->range2_share;
+        if (ip->range_debt >= 1.0) {
+                ip->range_debt -= 1.0;
+                range_apply(ip, p->range2_floor, p->range2_cap);
+        } else
+                range_apply(ip, p->range_floor, p->range_cap);
+        ip->c = (TickCounters) {};
+        ip->ticks++;
+}
+
+static int range_init(Governor *g, const GovParams *p) {
+        IdlePolicy *ip = (IdlePolicy *) g;
+        int r;
+
+        if (p->range_floor > p->range_cap || p->range2_floor > p->range2_cap)
+                return -EINVAL;
+        if (p->range_floor >= g->table->n_states || (p->range2_share > 0 && p->range2_floor >= g->table->n_states))
+                return -EOPNOTSUPP;
+        r = idlepolicy_setup(ip, &governor_teo, NULL, 0, p);
+        if (r < 0)
+                return r;
+        ip->range = *p;
+        range_tick(ip);
+        ip->ticks = 0;
+        return 0;
+}
+
+static void range_reflect(Governor *g, unsigned state, uint64_t measured_ns, bool poll_timeout) {
+        IdlePolicy *ip = (IdlePolicy *) g;
+        Governor *b = inner(ip);
+
+        b->ops->reflect(b, state, measured_ns, poll_timeout);
+        if (state >= ip->table.n_states)
+                return;
+        count_entry(ip, state, measured_ns, poll_timeout);
+        if (ip->c.wall_ns >= (double) ip->tick_ns)
+                range_tick(ip);
+}
+
+const GovernorOps governor_teo_range = {
+        .name = "teo-range",
+        .summary = "teo held to states floor..cap (and floor2..cap2 for share2 of the 1 s ticks): fixed plans, idlepolicy's yardstick",
+        .not_in_all = true,
+        .unsuited = "does not suit this table (it has no state at the plan's floor)",
+        .size = sizeof(IdlePolicy),
+        .init = range_init,
+        .select = idlepolicy_select,
+        .reflect = range_reflect,
         .poll_limit_ns = idlepolicy_poll_limit_ns,
 };
 

@@ -23,6 +23,12 @@
 
 extern const GovernorOps governor_idlepolicy;        /* on teo, the balanced profile */
 extern const GovernorOps governor_idlepolicy_menu;   /* on menu, the balanced profile */
+/* "teo-range": teo on its own copy of the table with the states outside
+ * [GovParams.range_floor, range_cap] disabled, or, for a range2_share of
+ * the ticks (spread evenly), outside [range2_floor, range2_cap]: fixed
+ * plans and their mix in time, the yardstick bench/static-plans measures
+ * idlepolicy's plans against.  Not in "all".  init: -EINVAL if a floor is
+ * above its cap, -EOPNOTSUPP if the table has no state at a floor in use. */
 
 /* Creates an idlepolicy governor on base with profile prof (NULL: the
  * built-in balanced one) and a tick of tick_ns simulated ns (0: one

@@ -21,6 +21,7 @@ static const GovernorOps *const governors[] = {
         &governor_oracle,
         &governor_idlepolicy,
         &governor_idlepolicy_menu,
+        &governor_teo_range,
 };
 
 void gov_params_init(GovParams *p) {
@@ -35,6 +36,11 @@ void gov_params_init(GovParams *p) {
                 .ladder_promotion_count = 4,
                 .ladder_demotion_count = 1,
                 .wtteo_learning_pct = 10,
+                .range_floor = 0,
+                .range_cap = SIM_STATES_MAX - 1,
+                .range2_floor = 0,
+                .range2_cap = SIM_STATES_MAX - 1,
+                .range2_share = 0,
         };
 }
 
@@ -65,6 +71,11 @@ static const ParamDef param_defs[] = {
         PARAM("ladder_promotion_count", PARAM_UNSIGNED, ladder_promotion_count, 1, 1000),
         PARAM("ladder_demotion_count", PARAM_UNSIGNED, ladder_demotion_count, 1, 1000),
         PARAM("wtteo_learning_pct", PARAM_UNSIGNED, wtteo_learning_pct, 1, 49),
+        PARAM("floor", PARAM_UNSIGNED, range_floor, 0, SIM_STATES_MAX - 1),
+        PARAM("cap", PARAM_UNSIGNED, range_cap, 0, SIM_STATES_MAX - 1),
+        PARAM("floor2", PARAM_UNSIGNED, range2_floor, 0, SIM_STATES_MAX - 1),
+        PARAM("cap2", PARAM_UNSIGNED, range2_cap, 0, SIM_STATES_MAX - 1),
+        PARAM("share2", PARAM_FRACTION, range2_share, 0, 1),
 };
 
 static int parse_fraction(const char *value, double *ret) {

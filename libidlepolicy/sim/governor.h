@@ -38,6 +38,10 @@ typedef struct GovParams {
         unsigned ladder_promotion_count;  /* 4 */
         unsigned ladder_demotion_count;   /* 1 */
         unsigned wtteo_learning_pct;      /* 10 */
+        unsigned range_floor;             /* teo-range: shallowest state allowed (0) */
+        unsigned range_cap;               /* teo-range: deepest state allowed (SIM_STATES_MAX - 1) */
+        unsigned range2_floor, range2_cap; /* teo-range: a second plan (0, SIM_STATES_MAX - 1) */
+        double range2_share;              /* teo-range: share of ticks under the second plan (0) */
 } GovParams;
 
 typedef struct Governor Governor;
@@ -45,6 +49,8 @@ typedef struct Governor Governor;
 typedef struct GovernorOps {
         const char *name;
         const char *summary;
+        bool not_in_all;                  /* a yardstick: only by name, not in "all" */
+        const char *unsuited;             /* why init says -EOPNOTSUPP, for reports */
         size_t size;                      /* of the instance, which starts with a Governor */
         /* Optional.  Returns 0, or -EOPNOTSUPP if the table does not suit. */
         int (*init)(Governor *g, const GovParams *p);
@@ -69,6 +75,7 @@ extern const GovernorOps governor_teo_util;
 extern const GovernorOps governor_ladder;
 extern const GovernorOps governor_haltpoll;
 extern const GovernorOps governor_oracle;
+extern const GovernorOps governor_teo_range;
 
 /* Sets every parameter to the kernel's default. */
 void gov_params_init(GovParams *p);
@@ -76,11 +83,13 @@ void gov_params_init(GovParams *p);
 /* Sets one parameter by name (seed, util_threshold, guest_halt_poll_ns,
  * guest_halt_poll_grow, guest_halt_poll_grow_start, guest_halt_poll_shrink,
  * guest_halt_poll_allow_shrink, ladder_promotion_count,
- * ladder_demotion_count, wtteo_learning_pct).  Returns 0, -ENOENT for an
+ * ladder_demotion_count, wtteo_learning_pct, floor, cap, floor2, cap2,
+ * share2).  Returns 0, -ENOENT for an
  * unknown name, -EINVAL or -ERANGE for a bad value. */
 int gov_params_set(GovParams *p, const char *key, const char *value);
 
-/* Returns every governor, in report order; *ret_n gets the count. */
+/* Returns every governor, in report order; *ret_n gets the count.  Those
+ * with not_in_all set are yardsticks that "all" leaves out. */
 const GovernorOps *const *governor_all(size_t *ret_n);
 
 /* Returns the governor called name, or NULL. */

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "governor.h"
 #include "sim-report.h"
 #include "sim-util.h"
 
@@ -27,8 +28,10 @@ void sim_results_summarize(SimResult *r, size_t n) {
 }
 
 const char *sim_result_skip_reason(const SimResult *r) {
+        const GovernorOps *g = governor_find(r->governor);
+
         if (r->error == -EOPNOTSUPP)
-                return "does not suit this table (haltpoll runs only on the haltpoll driver's POLL + halt)";
+                return g && g->unsuited ? g->unsuited : "does not suit this table";
         return strerror(-r->error);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The idlepolicy governor on hand-made cases (Skylake-SP): it caps a base
  * governor that keeps going too deep, recovers when the load changes, never
- * enables a state disabled by hand, and counts ticks in simulated time. */
+ * enables a state disabled by hand, and counts ticks in simulated time.
+ * teo-range, its yardstick: teo held to fixed plans. */
 #include <errno.h>
 
 #include "gov-idlepolicy.h"
@@ -153,6 +154,105 @@ START_TEST(test_sim_run) {
 }
 END_TEST
 
+static Governor *range_on(const SimTable *t, unsigned floor, unsigned cap, unsigned floor2, unsigned cap2,
+                          double share2) {
+        GovParams p;
+        Governor *g = NULL;
+
+        gov_params_init(&p);
+        p.range_floor = floor;
+        p.range_cap = cap;
+        p.range2_floor = floor2;
+        p.range2_cap = cap2;
+        p.range2_share = share2;
+        ck_assert_int_eq(governor_new(&governor_teo_range, t, &p, &g), 0);
+        return g;
+}
+
+/* A fixed plan holds teo inside it whatever the idle periods say; a state
+ * disabled by hand stays disabled inside the plan; the simulated table is
+ * never touched. */
+START_TEST(test_range_holds_plan) {
+        SimTable t = table_from(TABLE_SKYLAKE);
+        Governor *g = range_on(&t, C1E, C1E, 0, SIM_STATES_MAX - 1, 0);
+
+        ck_assert_uint_eq(run(g, 3000, MS(10), MS(10), C1E), 3000);     /* teo alone: C6 */
+        ck_assert_uint_eq(run(g, 3000, US(10), US(1), C1E), 3000);       /* teo alone: POLL or C1 */
+        for (unsigned s = 0; s < t.n_states; s++)
+                ck_assert(!t.states[s].disabled);
+        governor_free(g);
+
+        t.states[C1E].disabled = true;
+        g = range_on(&t, C1, C1E, 0, SIM_STATES_MAX - 1, 0);
+        ck_assert_uint_eq(run(g, 3000, MS(10), MS(10), C1), 3000);
+        governor_free(g);
+}
+END_TEST
+
+/* Two plans in time: share2 = 1/4 gives every fourth tick to the second
+ * plan, evenly spread (1 ms periods, 1000 to a 1 s tick). */
+START_TEST(test_range_mixes_ticks) {
+        SimTable t = table_from(TABLE_SKYLAKE);
+        Governor *g = range_on(&t, C1, C1, C6, C6, 0.25);
+        unsigned second = 0;
+
+        for (unsigned tick = 0; tick < 8; tick++) {
+                unsigned in_c6 = run(g, 1000, MS(2), MS(1), C6);
+
+                ck_assert(in_c6 == 0 || in_c6 == 1000);
+                second += in_c6 == 1000;
+                ck_assert_uint_eq(gov_idlepolicy_ticks(g), tick + 1);
+        }
+        ck_assert_uint_eq(second, 2);
+        governor_free(g);
+}
+END_TEST
+
+/* The whole range is teo itself; bad ranges are refused; teo-range is not
+ * in "all". */
+START_TEST(test_range_is_teo_and_refuses) {
+        SimTable t = table_from(TABLE_SKYLAKE);
+        SimInterval *iv = NULL;
+        ErrorInfo e = {};
+        SimMetrics a, b;
+        SimRunConfig c;
+        Governor *g = NULL;
+        size_t n;
+        const GovernorOps *const *all = governor_all(&n);
+        bool listed = false;
+
+        ck_assert_int_eq(workload_generate("hackbench", 1, 30000, &iv, &e), 0);
+        sim_run_config_init(&c);
+        ck_assert_int_eq(sim_run(&t, &governor_teo, &c, iv, 30000, &a), 0);
+        ck_assert_int_eq(sim_run(&t, &governor_teo_range, &c, iv, 30000, &b), 0);
+        ck_assert_uint_eq(a.too_deep, b.too_deep);
+        ck_assert_uint_eq(a.too_shallow, b.too_shallow);
+        ck_assert(a.energy == b.energy);
+        for (unsigned s = 0; s < t.n_states; s++)
+                ck_assert_uint_eq(a.states[s].entries, b.states[s].entries);
+        free(iv);
+
+        c.params.range_floor = C6;
+        c.params.range_cap = C1E;
+        ck_assert_int_eq(governor_new(&governor_teo_range, &t, &c.params, &g), -EINVAL);
+        c.params.range_floor = 4;
+        c.params.range_cap = 5;
+        ck_assert_int_eq(governor_new(&governor_teo_range, &t, &c.params, &g), -EOPNOTSUPP);
+        c.params.range_floor = 0;
+        c.params.range2_floor = 4;
+        c.params.range2_cap = 4;
+        c.params.range2_share = 0.5;
+        ck_assert_int_eq(governor_new(&governor_teo_range, &t, &c.params, &g), -EOPNOTSUPP);
+        ck_assert_ptr_null(g);
+
+        for (size_t i = 0; i < n; i++)
+                if (all[i] == &governor_teo_range)
+                        listed = all[i]->not_in_all;
+        ck_assert(listed);
+        ck_assert_ptr_eq(governor_find("teo-range"), &governor_teo_range);
+}
+END_TEST
+
 static Suite *idlepolicy_suite(void) {
         Suite *s = suite_create("sim-idlepolicy");
         TCase *tc = tcase_create("core");
@@ -161,6 +261,9 @@ static Suite *idlepolicy_suite(void) {
         tcase_add_test(tc, test_manual_disable_respected);
         tcase_add_test(tc, test_tick_is_wall_time);
         tcase_add_test(tc, test_sim_run);
+        tcase_add_test(tc, test_range_holds_plan);
+        tcase_add_test(tc, test_range_mixes_ticks);
+        tcase_add_test(tc, test_range_is_teo_and_refuses);
         tcase_set_timeout(tc, 60);
         suite_add_tcase(s, tc);
         return s;
