@@ -14,6 +14,7 @@
 typedef struct SimCpu {
         Governor *gov;
         double util;
+        uint64_t now_ns;             /* simulated time: ∑ busy + idle */
 } SimCpu;
 
 typedef struct SimRunner {
@@ -26,7 +27,7 @@ typedef struct SimRunner {
 } SimRunner;
 
 void sim_run_config_init(SimRunConfig *c) {
-        c->latency_limit_ns = SIM_NO_LIMIT;
+        *c = (SimRunConfig) { .latency_limit_ns = SIM_NO_LIMIT };
         gov_params_init(&c->params);
 }
 
@@ -89,6 +90,9 @@ static void replay_one(SimRunner *r, SimCpu *c, const SimInterval *iv) {
                 break;
         }
         c->util = util_after(c->util, iv->duration_ns, false);
+        c->now_ns += iv->busy_ns + iv->duration_ns;
+        if (r->config->observe)
+                r->config->observe(r->config->userdata, iv->cpu, g, c->now_ns);
 }
 
 static void runner_done(SimRunner *r) {

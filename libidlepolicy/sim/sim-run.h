@@ -30,6 +30,10 @@ typedef struct SimInterval {
 typedef struct SimRunConfig {
         uint64_t latency_limit_ns;   /* SIM_NO_LIMIT for none */
         GovParams params;
+        /* Optional: called after each idle period with the CPU's governor
+         * and the CPU's simulated time (∑ busy + idle) at its end. */
+        void (*observe)(void *userdata, uint32_t cpu, const Governor *g, uint64_t now_ns);
+        void *userdata;
 } SimRunConfig;
 
 void sim_run_config_init(SimRunConfig *c);
