@@ -30,7 +30,11 @@ typedef struct TickCounters {
         double util_ns;          /* ∑ util × wall time, for the tick's mean */
 } TickCounters;
 
-typedef struct IdlePolicy {
+typedef struct IdlePolicy IdlePolicy;
+
+static void idlepolicy_tick(IdlePolicy *ip);
+
+struct IdlePolicy {
         Governor gov;            /* ops and the simulated table (manual bits) */
         SimTable table;          /* the base governor's view: the plan's disabled bits */
         Profile profile;
@@ -42,10 +46,11 @@ typedef struct IdlePolicy {
         TickCounters c;
         uint64_t sleep_length_ns;    /* at the last select */
         double util;                 /* at the last select */
+        void (*tick)(IdlePolicy *ip);   /* at the end of each tick: the plan for the next */
         GovParams range;             /* teo-range: its plans and share */
         double range_debt;           /* teo-range: ticks owed to the second plan */
         _Alignas(max_align_t) unsigned char inner[INNER_MAX];
-} IdlePolicy;
+};
 
 static Governor *inner(IdlePolicy *ip) {
         return (Governor *) ip->inner;
@@ -78,6 +83,7 @@ static int idlepolicy_setup(IdlePolicy *ip, const GovernorOps *base, const Profi
         if (r < 0)
                 return r;
         cpu_plan_init(&ip->plan, ip->table.n_states);
+        ip->tick = idlepolicy_tick;
         sim_rand_seed(&ip->rng, p->seed ^ UINT64_C(0x1d1e90115c7));
         return inner_init(ip, base, p);
 }
@@ -144,8 +150,6 @@ static void idlepolicy_tick(IdlePolicy *ip) {
         cpu_plan_enabled(&ip->plan, &t, enabled);
         for (unsigned s = 0; s < t.n_states; s++)
                 ip->table.states[s].disabled = !enabled[s];
-        ip->c = (TickCounters) {};
-        ip->ticks++;
 }
 
 static unsigned idlepolicy_select(Governor *g, const GovInput *in) {
@@ -195,8 +199,11 @@ static void idlepolicy_reflect(Governor *g, unsigned state, uint64_t measured_ns
         if (state >= ip->table.n_states)
                 return;
         count_entry(ip, state, measured_ns, poll_timeout);
-        if (ip->c.wall_ns >= (double) ip->tick_ns)
-                idlepolicy_tick(ip);
+        if (ip->c.wall_ns >= (double) ip->tick_ns) {
+                ip->tick(ip);
+                ip->c = (TickCounters) {};
+                ip->ticks++;
+        }
 }
 
 static uint64_t idlepolicy_poll_limit_ns(const Governor *g) {
@@ -234,8 +241,6 @@ static void range_tick(IdlePolicy *ip) {
                 range_apply(ip, p->range2_floor, p->range2_cap);
         } else
                 range_apply(ip, p->range_floor, p->range_cap);
-        ip->c = (TickCounters) {};
-        ip->ticks++;
 }
 
 static int range_init(Governor *g, const GovParams *p) {
@@ -250,21 +255,9 @@ static int range_init(Governor *g, const GovParams *p) {
         if (r < 0)
                 return r;
         ip->range = *p;
-        range_tick(ip);
-        ip->ticks = 0;
+        ip->tick = range_tick;
+        range_tick(ip);         /* the first tick's plan */
         return 0;
-}
-
-static void range_reflect(Governor *g, unsigned state, uint64_t measured_ns, bool poll_timeout) {
-        IdlePolicy *ip = (IdlePolicy *) g;
-        Governor *b = inner(ip);
-
-        b->ops->reflect(b, state, measured_ns, poll_timeout);
-        if (state >= ip->table.n_states)
-                return;
-        count_entry(ip, state, measured_ns, poll_timeout);
-        if (ip->c.wall_ns >= (double) ip->tick_ns)
-                range_tick(ip);
 }
 
 const GovernorOps governor_teo_range = {
@@ -275,7 +268,7 @@ const GovernorOps governor_teo_range = {
         .size = sizeof(IdlePolicy),
         .init = range_init,
         .select = idlepolicy_select,
-        .reflect = range_reflect,
+        .reflect = idlepolicy_reflect,
         .poll_limit_ns = idlepolicy_poll_limit_ns,
 };
 
