@@ -178,8 +178,7 @@ static int check_options(const CliOptions *o) {
                 return usage_error("nothing to replay", "give --workload or --trace");
         if (o->tables.n == 0 && o->workloads.n > 0)
                 return usage_error("no state table", "give --table (or --table all)");
-        if (o->run.params.range_floor > o->run.params.range_cap ||
-            o->run.params.range2_floor > o->run.params.range2_cap)
+        if (!gov_params_ranges_valid(&o->run.params))
                 return usage_error("bad governor parameter value", "floor is above cap (or floor2 above cap2)");
         return 0;
 }

@@ -247,7 +247,7 @@ static int range_init(Governor *g, const GovParams *p) {
         IdlePolicy *ip = (IdlePolicy *) g;
         int r;
 
-        if (p->range_floor > p->range_cap || p->range2_floor > p->range2_cap)
+        if (!gov_params_ranges_valid(p))
                 return -EINVAL;
         if (p->range_floor >= g->table->n_states || (p->range2_share > 0 && p->range2_floor >= g->table->n_states))
                 return -EOPNOTSUPP;

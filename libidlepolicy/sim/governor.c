@@ -118,6 +118,10 @@ int gov_params_set(GovParams *p, const char *key, const char *value) {
         return -ENOENT;
 }
 
+bool gov_params_ranges_valid(const GovParams *p) {
+        return p->range_floor <= p->range_cap && p->range2_floor <= p->range2_cap;
+}
+
 const GovernorOps *const *governor_all(size_t *ret_n) {
         *ret_n = ELEMENTSOF(governors);
         return governors;

@@ -88,6 +88,9 @@ void gov_params_init(GovParams *p);
  * unknown name, -EINVAL or -ERANGE for a bad value. */
 int gov_params_set(GovParams *p, const char *key, const char *value);
 
+/* Whether teo-range's plans are ranges: floor <= cap, floor2 <= cap2. */
+bool gov_params_ranges_valid(const GovParams *p);
+
 /* Returns every governor, in report order; *ret_n gets the count.  Those
  * with not_in_all set are yardsticks that "all" leaves out. */
 const GovernorOps *const *governor_all(size_t *ret_n);
