@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cpuidle.h"
 #include "cpuset.h"
+#include "exit-request.h"
 #include "fileio.h"
 #include "fs-util.h"
 #include "journal.h"
@@ -20,6 +23,13 @@
 #define JOURNAL_HEADER "# idlepolicyd restore journal v1 root="
 #define JOURNAL_MAX_ENTRIES 100000
 
+/* A knob whose state directory is missing while its CPU is online is in the
+ * middle of a governor switch (which removes and recreates every CPU's state
+ * directories; the disable bits themselves survive): it is waited for, in
+ * steps of JOURNAL_VANISHED_STEP_USEC, up to JOURNAL_VANISHED_WAIT_USEC. */
+#define JOURNAL_VANISHED_WAIT_USEC (2 * 1000 * 1000ULL)
+#define JOURNAL_VANISHED_STEP_USEC (10 * 1000ULL)
+
 struct Journal {
         int dir_fd;                 /* the runtime directory */
         int lock_fd;
@@ -27,7 +37,9 @@ struct Journal {
         char *root;
         char *path;                 /* of the journal file, for messages */
         JournalEntry *entries;
-        size_t n_entries;
+        size_t n_entries, n_allocated;
+        size_t *index;              /* open addressing on the path: entry + 1, 0 = free */
+        size_t index_mask;          /* slots - 1 (a power of two), 0 without an index */
 };
 
 /* Returns 0, -EBUSY or a negative errno. */
@@ -77,8 +89,11 @@ static void journal_clear_entries(Journal *j) {
                 free(j->entries[i].value);
         }
         free(j->entries);
+        free(j->index);
         j->entries = NULL;
-        j->n_entries = 0;
+        j->index = NULL;
+        j->n_entries = j->n_allocated = 0;
+        j->index_mask = 0;
 }
 
 /* Returns NULL. */
@@ -104,22 +119,63 @@ const JournalEntry *journal_entries(const Journal *j, size_t *ret_n) {
         return j->entries;
 }
 
-/* Returns the index of path, or -1. */
-static ssize_t journal_find(const Journal *j, const char *path) {
+/* FNV-1a of s. */
+static size_t path_hash(const char *s) {
+        uint64_t h = 14695981039346656037ULL;
+
+        for (; *s; s++)
+                h = (h ^ (unsigned char) *s) * 1099511628211ULL;
+        return (size_t) h;
+}
+
+/* Puts entry i into the index (which has room).  Never fails. */
+static void index_insert(Journal *j, size_t i) {
+        size_t slot = path_hash(j->entries[i].path) & j->index_mask;
+
+        while (j->index[slot] != 0)
+                slot = (slot + 1) & j->index_mask;
+        j->index[slot] = i + 1;
+}
+
+/* Makes a new index with room for for_n entries (at most half full) and
+ * fills it.  Returns 0 or -ENOMEM (the old index stays). */
+static int index_rebuild(Journal *j, size_t for_n) {
+        size_t slots = 16, *index;
+
+        while (slots < 2 * for_n)
+                slots *= 2;
+        index = calloc(slots, sizeof(size_t));
+        if (!index)
+                return -ENOMEM;
+        free(j->index);
+        j->index = index;
+        j->index_mask = slots - 1;
         for (size_t i = 0; i < j->n_entries; i++)
-                if (strcmp(j->entries[i].path, path) == 0)
+                index_insert(j, i);
+        return 0;
+}
+
+/* Returns the index of path, or -1.  O(1) on average. */
+static ssize_t journal_find(const Journal *j, const char *path) {
+        if (!j->index)
+                return -1;
+        for (size_t slot = path_hash(path) & j->index_mask; j->index[slot] != 0; slot = (slot + 1) & j->index_mask) {
+                size_t i = j->index[slot] - 1;
+
+                if (j->entries[i].path && strcmp(j->entries[i].path, path) == 0)
                         return (ssize_t) i;
+        }
         return -1;
 }
 
 /* Appends an entry in memory only.  Returns 0 or -ENOMEM. */
 static int journal_add_entry(Journal *j, const char *path, const char *value) {
-        JournalEntry *n = realloc(j->entries, (j->n_entries + 1) * sizeof(JournalEntry));
         char *p, *v;
 
-        if (!n)
+        if (array_reserve_one((void **) &j->entries, j->n_entries, &j->n_allocated, sizeof(JournalEntry)) < 0)
                 return -ENOMEM;
-        j->entries = n;
+        if (2 * (j->n_entries + 1) > j->index_mask + 1 && index_rebuild(j, j->n_entries + 1) < 0)
+                return -ENOMEM;
         p = strdup(path);
         v = strdup(value);
         if (!p || !v) {
@@ -127,8 +183,33 @@ static int journal_add_entry(Journal *j, const char *path, const char *value) {
                 free(v);
                 return -ENOMEM;
         }
-        j->entries[j->n_entries++] = (JournalEntry) { .path = p, .value = v };
+        j->entries[j->n_entries] = (JournalEntry) { .path = p, .value = v };
+        index_insert(j, j->n_entries++);
         return 0;
+}
+
+/* Re-fills the index from the entries, in place (it has room for them:
+ * entries only ever shrink between two index_rebuild()). */
+static void index_refill(Journal *j) {
+        if (!j->index)
+                return;
+        memset(j->index, 0, (j->index_mask + 1) * sizeof(size_t));
+        for (size_t i = 0; i < j->n_entries; i++)
+                index_insert(j, i);
+}
+
+/* Drops the entries whose path was set to NULL (freed by the caller),
+ * keeping the others oldest first.  Returns the number dropped. */
+static size_t journal_compact(Journal *j) {
+        size_t kept = 0, n_before = j->n_entries;
+
+        for (size_t i = 0; i < j->n_entries; i++)
+                if (j->entries[i].path)
+                        j->entries[kept++] = j->entries[i];
+        j->n_entries = kept;
+        if (kept != n_before)
+                index_refill(j);
+        return n_before - kept;
 }
 
 /* Writes a line to fd.  Returns 0 or a negative errno. */
@@ -188,6 +269,9 @@ static int journal_rewrite(Journal *j) {
         r = journal_sync_dir(j);
         if (r < 0)
                 return r;
+        /* fd still holds the renamed file, opened O_WRONLY without O_APPEND:
+         * reopen for appending (closing it first, or one fd leaks per rewrite). */
+        fileio_closep(&fd);
         fd = openat(j->dir_fd, JOURNAL_FILE, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
                 return -errno;
@@ -244,43 +328,35 @@ int journal_record(Journal *j, const char *path, const char *original) {
 
 /* Returns 0 or a negative errno. */
 int journal_forget(Journal *j, char *const *paths, size_t n_paths) {
-        bool changed = false;
-
         for (size_t i = 0; i < n_paths; i++) {
                 ssize_t k = journal_find(j, paths[i]);
                 if (k < 0)
                         continue;
                 free(j->entries[k].path);
                 free(j->entries[k].value);
-                memmove(j->entries + k, j->entries + k + 1, (j->n_entries - (size_t) k - 1) * sizeof(JournalEntry));
-                j->n_entries--;
-                changed = true;
+                j->entries[k] = (JournalEntry) {};
         }
-        return changed ? journal_rewrite(j) : 0;
+        return journal_compact(j) > 0 ? journal_rewrite(j) : 0;
 }
 
-/* Copies a line for a log message, replacing what is not printable. */
-static const char *sanitize(const char *s, char buf[static 81]) {
-        size_t i = 0;
-
-        for (; s[i] && i < 80; i++)
-                buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
-        buf[i] = '\0';
-        return buf;
-}
-
-/* Splits "path value" in place.  Returns 0, or -EINVAL for anything that
- * is not a knob path followed by a valid value. */
-static int journal_parse_entry(char *line, const char **ret_path, const char **ret_value) {
+/* Splits "path value" in place.  Returns 0, or -EINVAL with *ret_why
+ * saying what is wrong (never quoting the line). */
+static int journal_parse_entry(char *line, const char **ret_path, const char **ret_value, const char **ret_why) {
         char *sep = strchr(line, ' ');
         KnobKind kind;
         unsigned cpu;
 
-        if (!sep)
+        if (!sep) {
+                *ret_why = "not \"PATH VALUE\"";
                 return -EINVAL;
+        }
         *sep = '\0';
-        if (knob_parse_path(line, &kind, &cpu) < 0 || !knob_value_valid(sep + 1)) {
-                *sep = ' ';
+        if (knob_parse_path(line, &kind, &cpu) < 0) {
+                *ret_why = "not a knob the daemon writes";
+                return -EINVAL;
+        }
+        if (!knob_value_valid(sep + 1)) {
+                *ret_why = "not a valid knob value";
                 return -EINVAL;
         }
         *ret_path = line;
@@ -288,33 +364,45 @@ static int journal_parse_entry(char *line, const char **ret_path, const char **r
         return 0;
 }
 
+/* What journal_load() found besides the entries, for one summary. */
+typedef struct JournalLoadStats {
+        size_t corrupt, duplicates, over_limit;
+} JournalLoadStats;
+
 /* Takes one line of an old journal into memory.  Returns 0 (corrupt lines
- * are logged and skipped), -EXDEV for a header naming another root, or
- * -ENOMEM. */
-static int journal_load_line(Journal *j, char *line, unsigned lineno, bool complete) {
-        const char *path, *value;
-        char buf[81];
+ * are logged by number and reason, never by content, and skipped), -EXDEV
+ * for a header naming another root, or -ENOMEM. */
+static int journal_load_line(Journal *j, char *line, unsigned lineno, bool complete, JournalLoadStats *st) {
+        const char *path, *value, *why = "torn write (no newline at the end)";
 
         if (strncmp(line, JOURNAL_HEADER, strlen(JOURNAL_HEADER)) == 0) {
-                const char *root = line + strlen(JOURNAL_HEADER);
-                if (strcmp(root, j->root) == 0)
+                if (strcmp(line + strlen(JOURNAL_HEADER), j->root) == 0)
                         return 0;
-                log_error("Restore journal %s was written for root %s, not %s: start with --root %s to restore it.",
-                          j->path, sanitize(root, buf), j->root, sanitize(root, buf));
+                log_error("%s:%u: the restore journal was written for another root than %s: "
+                          "start with the --root its header names to restore it.", j->path, lineno, j->root);
                 return -EXDEV;
         }
-        if (!complete || journal_parse_entry(line, &path, &value) < 0) {
-                log_warning("%s:%u: corrupt line \"%s\"%s, skipping.", j->path, lineno,
-                            sanitize(line, buf), complete ? "" : " (torn write)");
+        if (!complete || journal_parse_entry(line, &path, &value, &why) < 0) {
+                /* The first few by line, the rest only counted. */
+                if (st->corrupt++ < 10)
+                        log_warning("%s:%u: %s, skipping the line.", j->path, lineno, why);
                 return 0;
         }
-        if (journal_find(j, path) >= 0 || j->n_entries >= JOURNAL_MAX_ENTRIES)
+        if (journal_find(j, path) >= 0) {
+                st->duplicates++;
                 return 0;
+        }
+        if (j->n_entries >= JOURNAL_MAX_ENTRIES) {
+                st->over_limit++;
+                return 0;
+        }
         return journal_add_entry(j, path, value);
 }
 
-/* Parses an old journal into j->entries.  Returns 0, -EXDEV or -ENOMEM. */
+/* Parses an old journal into j->entries, in time linear in its length.
+ * Returns 0, -EXDEV, -EINTR (SIGTERM or SIGINT arrived) or -ENOMEM. */
 static int journal_load(Journal *j, char *text) {
+        JournalLoadStats st = {};
         unsigned lineno = 0;
         char *p = text;
 
@@ -324,13 +412,21 @@ static int journal_load(Journal *j, char *text) {
 
                 if (nl)
                         *nl = '\0';
-                r = journal_load_line(j, p, ++lineno, nl != NULL);
+                r = journal_load_line(j, p, ++lineno, nl != NULL, &st);
                 if (r < 0)
                         return r;
+                if (lineno % 4096 == 0 && exit_requested())
+                        return -EINTR;
                 if (!nl)
                         break;
                 p = nl + 1;
         }
+        if (st.corrupt > 0)
+                log_warning("%s: skipped %zu corrupt line(s).", j->path, st.corrupt);
+        if (st.duplicates > 0)
+                log_notice("%s: %zu line(s) repeat a knob already listed, the first original wins.", j->path, st.duplicates);
+        if (st.over_limit > 0)
+                log_error("%s: more than %d knobs, ignoring the %zu beyond.", j->path, JOURNAL_MAX_ENTRIES, st.over_limit);
         return 0;
 }
 
@@ -342,72 +438,171 @@ static int read_online(int root_fd, CpuSet *ret) {
         return r < 0 ? r : cpuset_parse(buf, ret, NULL);
 }
 
+/* How one journal_restore_*() call goes. */
+typedef struct RestoreRun {
+        JournalFilter want;
+        void *userdata;
+        bool at_start;              /* replaying a killed run's journal: a knob still
+                                     * missing after the wait is gone for good, and
+                                     * SIGTERM/SIGINT interrupt */
+        CpuSet online;
+        bool online_known;
+        size_t n_offline, n_failed, n_vanished;
+        int n_restored;
+        char failed[sizeof(((ErrorInfo *) NULL)->message)];
+} RestoreRun;
+
+/* Returns true if the kernel lists governor in available_governors. */
+static bool governor_offered(int root_fd, const char *governor) {
+        CpuidleSystem sys;
+        ErrorInfo e = {};
+
+        return cpuidle_system_load(root_fd, &sys, &e) >= 0 && cpuidle_system_has_governor(&sys, governor);
+}
+
+/* A knob's file is missing.  Returns -EAGAIN when it is an idle state of
+ * an online CPU (its directory is being recreated: a governor switch), 0
+ * when it is gone for good (logged). */
+static int knob_missing(const RestoreRun *run, const JournalEntry *e, const KnobId *id) {
+        if (id->kind == KNOB_STATE_DISABLE && run->online_known && cpuset_contains(&run->online, id->cpu))
+                return -EAGAIN;
+        log_notice("%s no longer exists, forgetting its original value.", e->path);
+        return 0;
+}
+
 /* Puts one knob back.  Returns 1 if written or already right, 0 if skipped
- * for good (an offline CPU, a file that no longer exists), or a negative
- * errno (logged). */
-static int journal_restore_one(int root_fd, const CpuSet *online, const JournalEntry *e) {
+ * for good (an offline CPU, a file that no longer exists, a governor the
+ * kernel does not offer), -EAGAIN if its directory is missing for now, or
+ * another negative errno (logged). */
+static int journal_restore_one(int root_fd, RestoreRun *run, const JournalEntry *e) {
         char current[KNOB_VALUE_MAX + 1];
-        KnobKind kind;
-        unsigned cpu;
+        KnobId id;
         int r;
 
-        if (knob_parse_path(e->path, &kind, &cpu) < 0)
+        if (knob_parse(e->path, &id) < 0)
                 return 0;
-        if (kind == KNOB_STATE_DISABLE && online && !cpuset_contains(online, cpu)) {
-                log_notice("CPU %u is offline, not restoring %s: the kernel recreates its idle states with their defaults when it comes back.",
-                           cpu, e->path);
+        if (id.kind == KNOB_STATE_DISABLE && run->online_known && !cpuset_contains(&run->online, id.cpu)) {
+                log_debug("CPU %u is offline, not restoring %s.", id.cpu, e->path);
+                run->n_offline++;
                 return 0;
         }
         r = fileio_read_string_at(root_fd, e->path, current, sizeof(current));
         if (r >= 0 && strcmp(current, e->value) == 0)
                 return 1;
-        if (r != -ENOENT)
-                r = knob_write(root_fd, e->path, e->value);
-        if (r == -ENOENT) {
-                log_notice("%s no longer exists, forgetting its original value \"%s\".", e->path, e->value);
+        if (r == -ENOENT)
+                return knob_missing(run, e, &id);
+        if (id.kind == KNOB_GOVERNOR && !governor_offered(root_fd, e->value)) {
+                log_error("%s: the recorded governor is not one the kernel offers (available_governors), not restoring it.",
+                          e->path);
                 return 0;
         }
+        r = knob_write(root_fd, e->path, e->value);
+        if (r == -ENOENT)
+                return knob_missing(run, e, &id);
         if (r < 0)
                 return log_error_errno(r, "Failed to restore %s to \"%s\": %m", e->path, e->value);
+        /* A state directory recreated between the open and the write (on a
+         * test tree, where a stale fd still writes) loses the write: check. */
+        if (id.kind == KNOB_STATE_DISABLE &&
+            (fileio_read_string_at(root_fd, e->path, current, sizeof(current)) < 0 || strcmp(current, e->value) != 0))
+                return -EAGAIN;
         log_debug("Restored %s to \"%s\".", e->path, e->value);
         return 1;
 }
 
-/* Returns the number of knobs put back, or -EIO with e set. */
-int journal_restore_some(Journal *j, int root_fd, JournalFilter want, void *userdata, ErrorInfo *e) {
-        char failed[sizeof(e->message)] = "";
-        CpuSet online;
-        bool online_known = read_online(root_fd, &online) >= 0;
-        size_t n_failed = 0, kept = 0, n_before = j->n_entries;
-        int n_restored = 0, r;
+/* Notes a knob that could not be put back in run->failed. */
+static void run_add_failed(RestoreRun *run, const char *path, const char *why) {
+        size_t len = strlen(run->failed);
 
-        for (size_t i = j->n_entries; i-- > 0; ) {
+        run->n_failed++;
+        snprintf(run->failed + len, sizeof(run->failed) - len, "%s%s%s", run->n_failed > 1 ? ", " : "", path, why);
+}
+
+/* Tries every wanted entry (only_vanished: those whose directory was
+ * missing) once, newest first; frees those done with.  Returns 0 or -EINTR. */
+static int restore_pass(Journal *j, int root_fd, RestoreRun *run, bool only_vanished) {
+        run->online_known = read_online(root_fd, &run->online) >= 0;
+        run->n_vanished = 0;
+        for (size_t i = j->n_entries, n = 0; i-- > 0; n++) {
                 JournalEntry *x = &j->entries[i];
+                int r;
 
-                if (want && !want(x->path, userdata))
+                if (!x->path || (only_vanished && !x->vanished) || (run->want && !run->want(x->path, run->userdata)))
                         continue;
-                r = journal_restore_one(root_fd, online_known ? &online : NULL, x);
-                if (r < 0) {
-                        n_failed++;
-                        snprintf(failed + strlen(failed), sizeof(failed) - strlen(failed), "%s%s", n_failed > 1 ? ", " : "", x->path);
+                if (run->at_start && n % 4096 == 4095 && exit_requested())
+                        return -EINTR;
+                r = journal_restore_one(root_fd, run, x);
+                x->vanished = r == -EAGAIN;
+                if (r == -EAGAIN) {
+                        run->n_vanished++;
                         continue;
                 }
-                n_restored += r;
+                if (r < 0) {
+                        run_add_failed(run, x->path, "");
+                        continue;
+                }
+                run->n_restored += r;
                 free(x->path);
                 free(x->value);
-                x->path = x->value = NULL;
+                *x = (JournalEntry) {};
         }
-        /* Compact: keep the failed (and unwanted) entries, oldest first. */
-        for (size_t i = 0; i < j->n_entries; i++)
-                if (j->entries[i].path)
-                        j->entries[kept++] = j->entries[i];
-        j->n_entries = kept;
-        r = kept == n_before && j->fd >= 0 ? 0 : journal_rewrite(j);
+        return 0;
+}
+
+/* Settles the knobs still missing after the wait: forgotten at start-up,
+ * failures (kept) otherwise. */
+static void restore_settle_vanished(Journal *j, RestoreRun *run) {
+        for (size_t i = 0; run->n_vanished > 0 && i < j->n_entries; i++) {
+                JournalEntry *x = &j->entries[i];
+
+                if (!x->path || !x->vanished)
+                        continue;
+                x->vanished = false;
+                if (!run->at_start) {
+                        run_add_failed(run, x->path, " (its idle state directory is missing)");
+                        continue;
+                }
+                log_notice("%s is still missing after %llu ms, forgetting its original value.",
+                           x->path, JOURNAL_VANISHED_WAIT_USEC / 1000);
+                free(x->path);
+                free(x->value);
+                *x = (JournalEntry) {};
+        }
+}
+
+/* Returns the number put back, -EIO with e set, or -EINTR (at start-up,
+ * SIGTERM or SIGINT arrived: the knobs not yet restored stay). */
+static int journal_restore_run(Journal *j, int root_fd, RestoreRun *run, ErrorInfo *e) {
+        int r;
+
+        r = restore_pass(j, root_fd, run, false);
+        for (uint64_t waited = 0; r >= 0 && run->n_vanished > 0 && waited < JOURNAL_VANISHED_WAIT_USEC;
+             waited += JOURNAL_VANISHED_STEP_USEC) {
+                (void) usleep(JOURNAL_VANISHED_STEP_USEC);
+                r = restore_pass(j, root_fd, run, true);
+        }
+        if (r >= 0)
+                restore_settle_vanished(j, run);
+        if (run->n_offline > 0)
+                log_notice("Not restoring %zu idle state knob(s) of offline CPUs: the kernel recreates their states "
+                           "with their defaults when they come back.", run->n_offline);
+        if (journal_compact(j) > 0 || j->fd < 0) {
+                int q = journal_rewrite(j);
+                if (q < 0)
+                        log_error_errno(q, "Failed to update restore journal %s: %m", j->path);
+        }
         if (r < 0)
-                log_error_errno(r, "Failed to update restore journal %s: %m", j->path);
-        if (n_failed > 0)
-                return errinfo_set(e, -EIO, "Failed to restore %zu knob(s): %s", n_failed, failed);
-        return n_restored;
+                return r;
+        if (run->n_failed > 0)
+                return errinfo_set(e, -EIO, "Failed to restore %zu knob(s): %s", run->n_failed, run->failed);
+        return run->n_restored;
+}
+
+/* Returns the number of knobs put back, or -EIO with e set. */
+int journal_restore_some(Journal *j, int root_fd, JournalFilter want, void *userdata, ErrorInfo *e) {
+        RestoreRun run = { .want = want, .userdata = userdata };
+
+        return journal_restore_run(j, root_fd, &run, e);
 }
 
 int journal_restore(Journal *j, int root_fd, ErrorInfo *e) {
@@ -423,6 +618,7 @@ const char *journal_original(const Journal *j, const char *path) {
 /* Returns the number of knobs found, -EXDEV, or a negative errno. */
 int journal_replay(Journal *j, int root_fd) {
         _cleanup_free_ char *text = NULL;
+        RestoreRun run = { .at_start = true };
         ErrorInfo e = {};
         size_t size, n;
         int r;
@@ -441,7 +637,12 @@ int journal_replay(Journal *j, int root_fd) {
         n = j->n_entries;
         log_notice("Found restore journal %s with %zu knob(s): the previous run did not exit cleanly, restoring them.",
                    j->path, n);
-        r = journal_restore(j, root_fd, &e);
+        r = journal_restore_run(j, root_fd, &run, &e);
+        if (r == -EINTR) {
+                log_notice("Interrupted: %zu knob(s) stay in %s for the next start.", j->n_entries, j->path);
+                journal_clear_entries(j);
+                return r;
+        }
         if (r < 0)
                 log_error("%s; keeping them in the journal, continuing.", e.message);
         else

@@ -30,6 +30,7 @@
 typedef struct JournalEntry {
         char *path;              /* relative to the root */
         char *value;             /* the original value */
+        bool vanished;           /* journal.c's own: its directory was missing at the last try */
 } JournalEntry;
 
 typedef struct Journal Journal;
@@ -45,10 +46,15 @@ Journal *journal_free(Journal *j);
 void journal_freep(Journal **j);
 
 /* Loads a journal left by a previous run that did not exit cleanly and puts
- * every knob in it back (see journal_restore).  Returns the number of knobs
- * found (0: no journal), -EXDEV if it was written for another root (the
- * file is left alone), or another negative errno.  Restore failures are
- * logged and keep their entries, they do not fail the call. */
+ * every knob in it back (see journal_restore), in time linear in its
+ * length (at most 100000 knobs are taken; corrupt lines are logged by line
+ * number and reason, never by content).  A knob whose idle state directory
+ * is still missing after the wait (see journal_restore) is gone for good
+ * here and forgotten.  Returns the number of knobs found (0: no journal),
+ * -EXDEV if it was written for another root (the file is left alone),
+ * -EINTR if SIGTERM or SIGINT arrived meanwhile (the knobs not yet put back
+ * stay in the file, none in memory), or another negative errno.  Restore
+ * failures are logged and keep their entries, they do not fail the call. */
 int journal_replay(Journal *j, int root_fd);
 
 /* Records original as the value of path to restore, unless path is
@@ -62,10 +68,16 @@ int journal_forget(Journal *j, char *const *paths, size_t n_paths);
 
 /* Writes every original back, newest first.  A per-CPU idle state knob of
  * an offline CPU is skipped with a notice: the kernel recreates that CPU's
- * states with their defaults when it comes back.  Knobs put back or skipped
- * are forgotten; the file is deleted when none is left.  Returns the number
- * of knobs put back, or -EIO with e naming the knobs that failed (they stay
- * in the journal). */
+ * states with their defaults when it comes back.  A state knob of an online
+ * CPU whose file is missing is in the middle of a governor switch (which
+ * removes and recreates every CPU's state directories while the disable
+ * bits survive): it is tried again every 10 ms for up to 2 s (blocking),
+ * then counts as failed and stays.  A governor the kernel does not list in
+ * available_governors is never written (logged, forgotten).  A state knob
+ * is read back after the write.  Knobs put back or skipped are forgotten;
+ * the file is deleted when none is left.  Returns the number of knobs put
+ * back, or -EIO with e naming the knobs that failed (they stay in the
+ * journal). */
 int journal_restore(Journal *j, int root_fd, ErrorInfo *e);
 
 /* Decides whether journal_restore_some() puts path back. */

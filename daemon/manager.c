@@ -359,6 +359,8 @@ static int manager_setup_journal(Manager *m) {
         r = journal_replay(m->journal, m->root_fd);
         if (r == -EXDEV)
                 return log_error_errno(r, "Refusing to start with a restore journal of another root in %s.", m->runtime_dir);
+        if (r == -EINTR)
+                log_info("Received an exit signal while replaying the restore journal, stopping.");
         return r < 0 ? r : 0;
 }
 

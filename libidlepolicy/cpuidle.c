@@ -23,13 +23,21 @@ int cpuidle_read_value(int dirfd, const char *path, char *buf, size_t size, Erro
         return 0;
 }
 
+/* Returns true for a canonical decimal number: digits only, no sign, no
+ * spaces or newline, no leading zero (except "0" itself). */
+static bool canonical_decimal(const char *s) {
+        size_t n = strspn(s, "0123456789");
+
+        return n > 0 && s[n] == '\0' && (s[0] != '0' || n == 1);
+}
+
 int cpuidle_state_lookup(const CpuidleStateInfo *states, unsigned n_states, const char *name_or_index) {
         uint32_t idx;
 
         for (unsigned i = 0; i < n_states; i++)
                 if (strcmp(states[i].name, name_or_index) == 0)
                         return (int) i;
-        if (parse_u32(name_or_index, &idx) >= 0 && idx < n_states)
+        if (canonical_decimal(name_or_index) && parse_u32(name_or_index, &idx) >= 0 && idx < n_states)
                 return (int) idx;
         return -ENOENT;
 }

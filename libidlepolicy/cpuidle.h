@@ -132,8 +132,9 @@ unsigned cpuidle_system_reader_files_read(const CpuidleSystemReader *r);
 /* Returns true if name is listed in s->governors. */
 bool cpuidle_system_has_governor(const CpuidleSystem *s, const char *name);
 
-/* Resolves a state given by name ("POLL", "haltpoll idle") or by decimal
- * index ("1") against one CPU's state table.  Returns the index, or -ENOENT. */
+/* Resolves a state given by name ("POLL", "haltpoll idle") or by canonical
+ * decimal index ("1"; not "01", "+1", " 1" or "1\n") against one CPU's state
+ * table.  Returns the index, or -ENOENT. */
 int cpuidle_state_lookup(const CpuidleStateInfo *states, unsigned n_states, const char *name_or_index);
 
 /* Parses a pm_qos_resume_latency_us value ("0", "20", "n/a").

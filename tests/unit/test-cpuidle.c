@@ -75,6 +75,15 @@ START_TEST(test_state_lookup) {
         ck_assert_int_eq(cpuidle_state_lookup(st, 3, ""), -ENOENT);
         ck_assert_int_eq(cpuidle_state_lookup(st, 3, "-1"), -ENOENT);
         ck_assert_int_eq(cpuidle_state_lookup(st, 0, "0"), -ENOENT);
+        /* Only canonical decimal indexes (issue 10: "01", "1\n" were taken). */
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "0"), 0);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "01"), -ENOENT);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "00"), -ENOENT);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "0000001"), -ENOENT);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "1\n"), -ENOENT);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "+1"), -ENOENT);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, " 1"), -ENOENT);
+        ck_assert_int_eq(cpuidle_state_lookup(st, 3, "1 "), -ENOENT);
 }
 END_TEST
 

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The restore journal (daemon/journal.c) on fake trees: what it keeps when
+ * a knob's directory vanishes for a moment, what it never writes, what it
+ * never logs, and that it neither leaks nor slows down with its size. */
+#include <dirent.h>
+#include <pthread.h>
+#include <sys/stat.h>
+
+#include "fileio.h"
+#include "journal.h"
+#include "knob.h"
+#include "log.h"
+#include "unit.h"
+
+#define DISABLE(cpu, state) "sys/devices/system/cpu/cpu" #cpu "/cpuidle/state" #state "/disable"
+
+/* A journal in t's own runtime directory (t->path/run), for root t->path. */
+static Journal *open_journal(const FakeTree *t) {
+        char rt[512];
+        Journal *j = NULL;
+
+        snprintf(rt, sizeof(rt), "%s/run", t->path);
+        ck_assert_int_eq(journal_open(rt, t->path, &j), 0);
+        return j;
+}
+
+static void write_journal_file(const FakeTree *t, const char *body) {
+        ck_assert_int_eq(faketree_write(t->fd, "run/" JOURNAL_FILE, "# idlepolicyd restore journal v1 root=%s\n%s",
+                                        t->path, body), 0);
+}
+
+static unsigned count_fds(void) {
+        DIR *d = opendir("/proc/self/fd");
+        unsigned n = 0;
+
+        ck_assert_ptr_nonnull(d);
+        while (readdir(d))
+                n++;
+        closedir(d);
+        return n;
+}
+
+static void assert_knob(const FakeTree *t, const char *path, const char *want) {
+        char buf[64];
+
+        ck_assert_int_eq(fileio_read_string_at(t->fd, path, buf, sizeof(buf)), 0);
+        ck_assert_msg(strcmp(buf, want) == 0, "%s is \"%s\", want \"%s\"", path, buf, want);
+}
+
+/* Records path's current value, then writes value (as the enforcer does). */
+static void change_knob(Journal *j, const FakeTree *t, const char *path, const char *value) {
+        char old[64];
+
+        ck_assert_int_eq(fileio_read_string_at(t->fd, path, old, sizeof(old)), 0);
+        ck_assert_int_ge(journal_record(j, path, old), 0);
+        ck_assert_int_eq(knob_write(t->fd, path, value), 0);
+}
+
+/* Runs fn with stderr (the daemon's log) going to a file; returns what was
+ * logged (free it). */
+static char *capture_log(void (*fn)(void *), void *arg) {
+        char path[] = "/tmp/journal-log-XXXXXX", *text = calloc(1, 1 << 20);
+        int fd = mkstemp(path), saved = dup(STDERR_FILENO);
+
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_ge(saved, 0);
+        fflush(stderr);
+        ck_assert_int_ge(dup2(fd, STDERR_FILENO), 0);
+        fn(arg);
+        fflush(stderr);
+        ck_assert_int_ge(dup2(saved, STDERR_FILENO), 0);
+        close(saved);
+        ck_assert_ptr_nonnull(text);
+        ck_assert_int_ge(pread(fd, text, (1 << 20) - 1, 0), 0);
+        close(fd);
+        unlink(path);
+        return text;
+}
+
+/* ---- a governor switch while knobs are put back (issue 10, item 1) ---- */
+
+typedef struct Switcher {
+        int root_fd;
+        useconds_t after_usec;
+} Switcher;
+
+/* Takes CPU 1's cpuidle directory away and brings it back after_usec later,
+ * as a governor switch does (the disable bits survive). */
+static void *switch_slowly(void *arg) {
+        const Switcher *s = arg;
+
+        usleep(s->after_usec);
+        ck_assert_int_eq(renameat(s->root_fd, "sys/devices/system/cpu/cpu1/cpuidle.away",
+                                  s->root_fd, "sys/devices/system/cpu/cpu1/cpuidle"), 0);
+        return NULL;
+}
+
+START_TEST(test_vanished_directory_is_waited_for) {
+        FakeTree *t = unit_tree(NULL);
+        Journal *j = open_journal(t);
+        Switcher sw = { .root_fd = t->fd, .after_usec = 100 * 1000 };
+        ErrorInfo e = {};
+        pthread_t thread;
+
+        change_knob(j, t, DISABLE(1, 1), "1");
+        change_knob(j, t, DISABLE(0, 1), "1");
+        /* CPU 1 is online, its states are being recreated. */
+        ck_assert_int_eq(renameat(t->fd, "sys/devices/system/cpu/cpu1/cpuidle",
+                                  t->fd, "sys/devices/system/cpu/cpu1/cpuidle.away"), 0);
+        ck_assert_int_eq(pthread_create(&thread, NULL, switch_slowly, &sw), 0);
+        ck_assert_int_eq(journal_restore(j, t->fd, &e), 2);
+        ck_assert_int_eq(pthread_join(thread, NULL), 0);
+        assert_knob(t, DISABLE(0, 1), "0");
+        assert_knob(t, DISABLE(1, 1), "0");
+        journal_free(j);
+}
+END_TEST
+
+START_TEST(test_vanished_directory_kept_until_back) {
+        FakeTree *t = unit_tree(NULL);
+        Journal *j = open_journal(t);
+        ErrorInfo e = {};
+        size_t n;
+
+        change_knob(j, t, DISABLE(1, 1), "1");
+        ck_assert_int_eq(renameat(t->fd, "sys/devices/system/cpu/cpu1/cpuidle",
+                                  t->fd, "sys/devices/system/cpu/cpu1/cpuidle.away"), 0);
+        /* Not back within the wait: a failure, and the original is kept ... */
+        ck_assert_int_eq(journal_restore(j, t->fd, &e), -EIO);
+        ck_assert_msg_has(e, DISABLE(1, 1));
+        ck_assert_msg_has(e, "directory is missing");
+        (void) journal_entries(j, &n);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_str_eq(journal_original(j, DISABLE(1, 1)), "0");
+        /* ... also when the knob comes back holding the daemon's value: the
+         * first original wins, a new record of "1" changes nothing ... */
+        ck_assert_int_eq(renameat(t->fd, "sys/devices/system/cpu/cpu1/cpuidle.away",
+                                  t->fd, "sys/devices/system/cpu/cpu1/cpuidle"), 0);
+        ck_assert_int_eq(journal_record(j, DISABLE(1, 1), "1"), 0);
+        ck_assert_str_eq(journal_original(j, DISABLE(1, 1)), "0");
+        /* ... and put back once it is. */
+        ck_assert_int_eq(journal_restore(j, t->fd, &e), 1);
+        assert_knob(t, DISABLE(1, 1), "0");
+        journal_free(j);
+}
+END_TEST
+
+START_TEST(test_offline_cpu_forgotten) {
+        FakeTree *t = unit_tree(NULL);
+        Journal *j = open_journal(t);
+        ErrorInfo e = {};
+        size_t n;
+
+        change_knob(j, t, DISABLE(1, 1), "1");
+        ck_assert_int_eq(faketree_set_offline(t->fd, 1), 0);
+        /* Really gone: no wait, forgotten (the kernel resets it). */
+        ck_assert_int_eq(journal_restore(j, t->fd, &e), 0);
+        (void) journal_entries(j, &n);
+        ck_assert_uint_eq(n, 0);
+        journal_free(j);
+}
+END_TEST
+
+/* A whole faketree_switch_governor() (rename, copy, remove) racing restores:
+ * every original ends up back. */
+typedef struct Storm {
+        int root_fd;
+        volatile bool stop;
+        unsigned switches;
+} Storm;
+
+static void *switch_storm(void *arg) {
+        Storm *s = arg;
+
+        while (!s->stop) {
+                ck_assert_int_eq(faketree_switch_governor(s->root_fd, s->switches % 2 ? "menu" : "haltpoll"), 0);
+                s->switches++;
+        }
+        return NULL;
+}
+
+START_TEST(test_restore_during_switch_storm) {
+        FakeTreeOptions o = unit_options(4, 4);
+        FakeTree *t = unit_tree(&o);
+        Storm storm = { .root_fd = t->fd };
+        pthread_t thread;
+
+        ck_assert_int_eq(pthread_create(&thread, NULL, switch_storm, &storm), 0);
+        for (unsigned round = 0; round < 40; round++) {
+                Journal *j = open_journal(t);
+                ErrorInfo e = {};
+                char path[KNOB_PATH_MAX], old[8];
+                int r;
+
+                for (unsigned cpu = 0; cpu < 4; cpu++)
+                        for (unsigned k = 1; k < 4; k++) {
+                                knob_state_disable_path(cpu, k, path);
+                                /* Only while present: the enforcer reads before it journals. */
+                                if (fileio_read_string_at(t->fd, path, old, sizeof(old)) < 0)
+                                        continue;
+                                if (journal_record(j, path, old) >= 0)
+                                        (void) knob_write(t->fd, path, "1");
+                        }
+                r = journal_restore(j, t->fd, &e);
+                ck_assert_msg(r >= 0, "round %u: %s", round, e.message);
+                journal_free(j);
+        }
+        storm.stop = true;
+        ck_assert_int_eq(pthread_join(thread, NULL), 0);
+        for (unsigned cpu = 0; cpu < 4; cpu++)
+                for (unsigned k = 0; k < 4; k++) {
+                        char path[KNOB_PATH_MAX];
+                        assert_knob(t, knob_state_disable_path(cpu, k, path), "0");
+                }
+        ck_assert_uint_gt(storm.switches, 0);
+}
+END_TEST
+
+/* ---- what is never written, never logged, never leaked ---- */
+
+START_TEST(test_governor_not_offered_never_written) {
+        FakeTree *t = unit_tree(NULL);
+        Journal *j = open_journal(t);
+        ErrorInfo e = {};
+
+        write_journal_file(t, KNOB_GOVERNOR_PATH " ../../../etc/passwd\n" KNOB_GOVERNOR_PATH " menu\n");
+        ck_assert_int_eq(faketree_write(t->fd, KNOB_GOVERNOR_PATH, "ladder\n"), 0);
+        ck_assert_int_eq(journal_replay(j, t->fd), 1);
+        assert_knob(t, KNOB_GOVERNOR_PATH, "ladder");
+        journal_free(j);
+
+        j = open_journal(t);
+        write_journal_file(t, KNOB_GOVERNOR_PATH " menu\n");
+        ck_assert_int_eq(journal_replay(j, t->fd), 1);
+        assert_knob(t, KNOB_GOVERNOR_PATH, "menu");
+        ck_assert_int_eq(journal_restore(j, t->fd, &e), 0);
+        journal_free(j);
+}
+END_TEST
+
+static void replay_secret(void *arg) {
+        const FakeTree *t = arg;
+        Journal *j = open_journal(t);
+
+        ck_assert_int_eq(journal_replay(j, t->fd), 1);
+        journal_free(j);
+}
+
+START_TEST(test_corrupt_lines_logged_without_content) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_free_ char *log = NULL;
+
+        write_journal_file(t, "password=SECRET-TOKEN-1234\n"
+                              DISABLE(0, 1) " 0\n"
+                              "sys/devices/system/cpu/cpu0/cpuidle/state1/name SECRET-TOKEN-1234\n"
+                              DISABLE(0, 0) " SECRET\x01TOKEN\n"
+                              DISABLE(1, 1) " SECRET-TOKEN-1234");
+        log = capture_log(replay_secret, t);
+        ck_assert_msg(!strstr(log, "SECRET"), "the log quotes the journal: %s", log);
+        ck_assert_msg(strstr(log, JOURNAL_FILE ":2: not \"PATH VALUE\""), "%s", log);
+        ck_assert_msg(strstr(log, JOURNAL_FILE ":4: not a knob the daemon writes"), "%s", log);
+        ck_assert_msg(strstr(log, JOURNAL_FILE ":5: not a valid knob value"), "%s", log);
+        ck_assert_msg(strstr(log, JOURNAL_FILE ":6: torn write"), "%s", log);
+}
+END_TEST
+
+START_TEST(test_rewrite_does_not_leak_fds) {
+        FakeTree *t = unit_tree(NULL);
+        Journal *j = open_journal(t);
+        unsigned before;
+
+        /* One knob that cannot be written back (a directory where the file
+         * was), so every restore keeps an entry and rewrites the file. */
+        change_knob(j, t, DISABLE(0, 1), "1");
+        ck_assert_int_eq(unlinkat(t->fd, DISABLE(0, 1), 0), 0);
+        ck_assert_int_eq(mkdirat(t->fd, DISABLE(0, 1), 0755), 0);
+        before = count_fds();
+        for (unsigned i = 0; i < 200; i++) {
+                ErrorInfo e = {};
+
+                change_knob(j, t, DISABLE(1, 1), "1");
+                ck_assert_int_eq(journal_restore(j, t->fd, &e), -EIO);
+        }
+        ck_assert_uint_le(count_fds(), before + 1);
+        journal_free(j);
+}
+END_TEST
+
+/* ---- size: linear, bounded ---- */
+
+START_TEST(test_big_journal) {
+        FakeTree *t = unit_tree(NULL);
+        size_t cap = 64 * 200000, len = 0, n;
+        char *body = malloc(cap);
+        const JournalEntry *entries;
+        Journal *j;
+
+        ck_assert_ptr_nonnull(body);
+        /* 200 000 knobs of CPUs this tree does not have, one repeated. */
+        for (unsigned i = 0; i < 200000; i++)
+                len += (size_t) snprintf(body + len, cap - len, "sys/devices/system/cpu/cpu%u/cpuidle/state%u/disable 0\n",
+                                         100 + i / 10, i % 10);
+        len += (size_t) snprintf(body + len, cap - len, "sys/devices/system/cpu/cpu100/cpuidle/state0/disable 1\n");
+        write_journal_file(t, body);
+        free(body);
+        j = open_journal(t);
+        /* The first 100 000 are taken, and the first original of a knob wins. */
+        ck_assert_int_eq(journal_replay(j, t->fd), 100000);
+        entries = journal_entries(j, &n);
+        ck_assert_uint_eq(n, 0);                /* CPUs not present: nothing to keep */
+        ck_assert_ptr_null(journal_original(j, "sys/devices/system/cpu/cpu100/cpuidle/state0/disable"));
+        (void) entries;
+        journal_free(j);
+}
+END_TEST
+
+START_TEST(test_forget_and_find_many) {
+        FakeTree *t = unit_tree(NULL);
+        Journal *j = open_journal(t);
+        char path[KNOB_PATH_MAX], *paths[3];
+        size_t n;
+
+        for (unsigned cpu = 0; cpu < 3000; cpu++)
+                ck_assert_int_eq(journal_record(j, knob_state_disable_path(cpu, cpu % 7, path), cpu % 2 ? "1" : "0"), 1);
+        ck_assert_int_eq(journal_record(j, knob_state_disable_path(5, 5, path), "0"), 0);
+        paths[0] = strdup(knob_state_disable_path(5, 5, path));
+        paths[1] = strdup(knob_state_disable_path(2999, 2999 % 7, path));
+        paths[2] = strdup(paths[0]);
+        ck_assert_int_eq(journal_forget(j, paths, 3), 0);
+        (void) journal_entries(j, &n);
+        ck_assert_uint_eq(n, 2998);
+        ck_assert_ptr_null(journal_original(j, paths[0]));
+        ck_assert_ptr_null(journal_original(j, paths[1]));
+        for (unsigned cpu = 0; cpu < 2999; cpu++)
+                if (cpu != 5)
+                        ck_assert_str_eq(journal_original(j, knob_state_disable_path(cpu, cpu % 7, path)), cpu % 2 ? "1" : "0");
+        /* Recorded again after being forgotten: a new original. */
+        ck_assert_int_eq(journal_record(j, paths[0], "1"), 1);
+        ck_assert_str_eq(journal_original(j, paths[0]), "1");
+        for (unsigned i = 0; i < 3; i++)
+                free(paths[i]);
+        journal_free(j);
+}
+END_TEST
+
+static Suite *journal_suite(void) {
+        Suite *s = suite_create("journal");
+        TCase *tc = unit_tcase(s, "vanish");
+
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, test_vanished_directory_is_waited_for);
+        tcase_add_test(tc, test_vanished_directory_kept_until_back);
+        tcase_add_test(tc, test_offline_cpu_forgotten);
+        tcase_add_test(tc, test_restore_during_switch_storm);
+        tc = unit_tcase(s, "attacks");
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, test_governor_not_offered_never_written);
+        tcase_add_test(tc, test_corrupt_lines_logged_without_content);
+        tcase_add_test(tc, test_rewrite_does_not_leak_fds);
+        tcase_add_test(tc, test_big_journal);
+        tcase_add_test(tc, test_forget_and_find_many);
+        return s;
+}
+
+int main(void) {
+        log_set_max_level(LOG_NOTICE);
+        return unit_run(journal_suite());
+}
