@@ -16,6 +16,7 @@
 #include "bus-manager.h"
 #include "cpupower-check.h"
 #include "fileio.h"
+#include "fs-util.h"
 #include "knob.h"
 #include "log.h"
 #include "macro.h"
@@ -25,24 +26,26 @@
 /* Ticks are not coalesced with other timers by more than this. */
 #define TICK_ACCURACY_USEC 1000
 
-/* Loads path over the defaults.  A missing file is fine unless it was asked
+/* Loads path over the defaults (config_load: a regular file, a symlink to
+ * one is fine, never blocking).  A missing file is fine unless it was asked
  * for explicitly.  Returns 0 or a negative errno (logged). */
 static int manager_load_config(const char *path, bool explicit, Config *ret) {
-        _cleanup_(fclosep_) FILE *f = NULL;
+        _cleanup_close_ int dir_fd = -1;
+        const char *rel;
         ErrorInfo e = {};
         Config c;
         int r;
 
         config_init(&c);
-        f = fopen(path, "re");
-        if (!f && errno == ENOENT && !explicit) {
+        r = path_open_base(path, &dir_fd, &rel);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open the directory of configuration file %s: %m", path);
+        r = config_load(dir_fd, rel, path, &c, &e);
+        if (r == -ENOENT && !explicit) {
                 log_debug("No configuration file %s, using the defaults.", path);
                 *ret = c;
                 return 0;
         }
-        if (!f)
-                return log_error_errno(errno, "Failed to open configuration file %s: %m", path);
-        r = config_load(f, path, &c, &e);
         if (r == -ENOMEM)
                 return log_oom();
         if (r < 0)
