@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Every file the daemon reads, made hostile -- a FIFO, a symlink to
+/dev/zero, a huge (sparse) file, truncated JSON, a directory -- gives a
+named error at once and never a hang: the configuration is refused (at
+start; on SIGHUP the previous one is kept), state.json and calibration.json
+are reported and the defaults used."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import idlepolicytest as T  # noqa: E402
+import policytest as P  # noqa: E402
+
+# How long a start that meets a bad file may take, and a hang is declared
+# after: a start takes well under a second here.
+START_LIMIT = 5.0
+HANG = 10.0
+
+CONFIG_MAX = 64 * 1024
+STATE_MAX = 64 * 1024
+CALIBRATION_MAX = 64 * 1024 * 1024
+
+TREE = ['--cpus', '2', '--states', '2', '--driver', 'haltpoll', '--governor', 'haltpoll']
+
+
+def make_bad(path, kind):
+    """Puts a hostile file of kind at path."""
+    if kind == 'fifo':
+        os.mkfifo(path)
+    elif kind == 'zero':
+        os.symlink('/dev/zero', path)
+    elif kind == 'huge':
+        with open(path, 'wb') as f:
+            f.truncate(1 << 30)     # sparse: 1 GiB of NUL bytes by its size
+    elif kind == 'truncated':
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write('{"profile": "bal')
+    elif kind == 'directory':
+        os.mkdir(path)
+    else:
+        raise ValueError(kind)
+
+
+def remove(path):
+    if os.path.isdir(path) and not os.path.islink(path):
+        os.rmdir(path)
+    elif os.path.lexists(path):
+        os.unlink(path)
+
+
+class Config(T.IdlePolicyTestCase):
+    TREE_ARGS = TREE
+    START_DAEMON = False
+
+    # kind -> what the log must say after the configuration file's path
+    REASONS = {
+        'fifo': ': not a regular file',
+        'zero': ': not a regular file',         # a symlink is followed, to a device
+        'huge': f': larger than the limit of {CONFIG_MAX} bytes',
+        'truncated': ':1:16: parse error',
+        'directory': ': not a regular file',
+    }
+
+    def setUp(self):
+        super().setUp()
+        self.config = os.path.join(self.tmp, 'idlepolicyd.conf')
+
+    def argv(self):
+        return [self.daemon_exe, '--root', self.tree, '--runtime-dir', self.runtime_dir,
+                '--config', self.config] + self.policy_args()
+
+    def test_bad_config_refused_at_start(self):
+        for kind, reason in self.REASONS.items():
+            with self.subTest(kind=kind):
+                remove(self.config)
+                make_bad(self.config, kind)
+                start = time.monotonic()
+                try:
+                    r = subprocess.run(self.argv(), capture_output=True, text=True, env=self.env(),
+                                       timeout=HANG, check=False)
+                except subprocess.TimeoutExpired:
+                    self.fail(f'idlepolicyd hung on a {kind} configuration')
+                elapsed = time.monotonic() - start
+                out = r.stdout + r.stderr
+                self.assertNotEqual(r.returncode, 0, out)
+                self.assertIn(self.config + reason, out)
+                self.assertLess(elapsed, START_LIMIT, out)
+                self.assertFalse(self.bus.name_has_owner(T.BUS_NAME))
+                self.assert_tree_unchanged()
+
+    def test_symlinked_config_is_followed(self):
+        target = os.path.join(self.tmp, 'real.conf')
+        with open(target, 'w', encoding='utf-8') as f:
+            f.write('{"tick_usec": 200000}')
+        os.symlink(target, self.config)
+        self.start_daemon(argv=self.argv())
+        self.assertEqual(int(self.manager_prop('TickUSec')), 200000)
+
+    def test_sighup_with_bad_config_keeps_the_previous(self):
+        with open(self.config, 'w', encoding='utf-8') as f:
+            f.write('{"tick_usec": 200000}')
+        self.start_daemon(argv=self.argv())
+        for kind, reason in self.REASONS.items():
+            with self.subTest(kind=kind):
+                remove(self.config)
+                make_bad(self.config, kind)
+                seen = self.daemon.output().count('Keeping the previous configuration')
+                self.daemon.signal(signal.SIGHUP)
+                T.wait_for(lambda: self.daemon.output().count('Keeping the previous configuration') > seen,
+                           timeout=3, what=f'the {kind} configuration to be refused')
+                self.assertIn(self.config + reason, self.daemon.output())
+                self.assert_daemon_alive()
+                self.assertEqual(int(self.manager_prop('TickUSec')), 200000)
+        self.assertEqual(self.stop_daemon(timeout=5), 0)
+        self.assert_tree_unchanged()
+
+
+class StateFiles(T.IdlePolicyTestCase):
+    """state.json and calibration.json: the daemon writes them itself
+    (atomically), so a symbolic link is refused like any other bad file."""
+    TREE_ARGS = TREE
+    START_DAEMON = False
+
+    KINDS = ('fifo', 'zero', 'huge', 'truncated', 'directory', 'link')
+
+    def reason(self, name, kind, limit):
+        """What the log says about name made kind."""
+        return {
+            'fifo': f'{name}: not a regular file',
+            'zero': f'{name}: a symbolic link',
+            'link': f'{name}: a symbolic link',
+            'huge': f'{name}: larger than the limit of {limit} bytes',
+            'truncated': f'{name}: 1:' if name == 'state.json' else f'{name}:1:',
+            'directory': f'{name}: not a regular file',
+        }[kind]
+
+    def make_file(self, name, kind, good):
+        """Puts a hostile name in the state dir; 'link' links to a good file."""
+        os.makedirs(self.state_dir, exist_ok=True)
+        path = os.path.join(self.state_dir, name)
+        remove(path)
+        if kind == 'link':
+            target = os.path.join(self.tmp, 'elsewhere-' + name)
+            with open(target, 'w', encoding='utf-8') as f:
+                f.write(good)
+            os.symlink(target, path)
+            return target
+        make_bad(path, kind)
+        return None
+
+    def start_timed(self, **kw):
+        start = time.monotonic()
+        self.start_daemon(**kw)
+        self.assertLess(time.monotonic() - start, START_LIMIT)
+
+    def test_bad_state_means_defaults(self):
+        good = '{"profile": "latency", "mode": "observe"}'
+        for kind in self.KINDS:
+            with self.subTest(kind=kind):
+                target = self.make_file('state.json', kind, good)
+                self.start_timed(mode=None)
+                out = self.daemon.output()
+                self.assertIn(self.reason('state.json', kind, STATE_MAX), out)
+                self.assertIn('the state file is corrupt, using the defaults', out)
+                self.assertEqual(self.manager_prop('ActiveProfile'), 'balanced')
+                self.assertEqual(self.manager_prop('Mode'), 'enforce')
+                if kind != 'directory':
+                    # Replaced by the defaults (the link itself, not its target).
+                    self.assertEqual(P.state_json(self), {'profile': 'balanced', 'mode': 'enforce'})
+                if target:
+                    with open(target, encoding='utf-8') as f:
+                        self.assertEqual(f.read(), good)
+                self.assertEqual(self.stop_daemon(), 0)
+
+    def test_bad_calibration_is_ignored(self):
+        for kind in self.KINDS:
+            with self.subTest(kind=kind):
+                self.make_file('calibration.json', kind, '{}')
+                self.start_timed()
+                out = self.daemon.output()
+                self.assertIn(self.reason('calibration.json', kind, CALIBRATION_MAX), out)
+                self.assertIn('the calibration is corrupt, ignoring it', out)
+                self.assertEqual(self.manager_prop('CalibrationUSec'), 0)
+                self.assertEqual(self.stop_daemon(), 0)
+                self.assert_tree_unchanged()
+
+
+if __name__ == '__main__':
+    T.main()
