@@ -15,6 +15,7 @@
 #include "bus-error.h"
 #include "bus-manager.h"
 #include "cpupower-check.h"
+#include "exit-request.h"
 #include "fileio.h"
 #include "fs-util.h"
 #include "knob.h"
@@ -390,21 +391,29 @@ static int manager_setup_sampling(Manager *m) {
         return manager_sample(m);
 }
 
-/* Returns 0 or a negative errno (logged). */
+/* Returns 0, 1 if an exit signal came during start-up (logged), or a
+ * negative errno (logged). */
 int manager_start(Manager *m) {
+        /* Each may take a while on a large machine or with a large journal:
+         * a pending SIGTERM is honoured between them. */
+        static int (*const phases[])(Manager *m) = {
+                manager_setup_event,
+                manager_setup_journal,
+                manager_setup_sampling,
+                manager_policy_start,
+                manager_connect_bus,
+        };
         int r;
 
-        r = manager_setup_event(m);
-        if (r >= 0)
-                r = manager_setup_journal(m);
-        if (r >= 0)
-                r = manager_setup_sampling(m);
-        if (r >= 0)
-                r = manager_policy_start(m);
-        if (r >= 0)
-                r = manager_connect_bus(m);
-        if (r < 0)
-                return r;
+        for (size_t i = 0; i < ELEMENTSOF(phases); i++) {
+                if (exit_requested_during_start())
+                        return 1;
+                r = phases[i](m);
+                if (r != 0)
+                        return r;
+        }
+        if (exit_requested_during_start())
+                return 1;
         manager_policy_started(m);
         log_info("idlepolicyd %s running on %s, %u CPU(s), tick %" PRIu64 " us, journal in %s.",
                  PACKAGE_VERSION, m->root, cpuset_count(&m->sampling->topology->present), m->tick_usec, m->runtime_dir);

@@ -4,7 +4,8 @@
 /dev/zero, a huge (sparse) file, truncated JSON, a directory -- gives a
 named error at once and never a hang: the configuration is refused (at
 start; on SIGHUP the previous one is kept), state.json and calibration.json
-are reported and the defaults used."""
+are reported and the defaults used.  SIGTERM is honoured at every point of
+start-up."""
 
 import os
 import signal
@@ -189,6 +190,76 @@ class StateFiles(T.IdlePolicyTestCase):
                 self.assertEqual(self.manager_prop('CalibrationUSec'), 0)
                 self.assertEqual(self.stop_daemon(), 0)
                 self.assert_tree_unchanged()
+
+
+def _pending_sigterm():
+    """preexec_fn: the child execs with SIGTERM blocked and pending, as if
+    it came before the daemon's first instruction (the mask and pending
+    signals survive execve)."""
+    T._die_with_parent()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+class StartupSigterm(T.IdlePolicyTestCase):
+    TREE_ARGS = TREE
+    START_DAEMON = False
+
+    def write_journal(self, n_offline):
+        """A left-over restore journal: one real knob (changed in the tree)
+        and n_offline lines of CPUs that are not there (each a lookup and a
+        notice at replay: a slow start-up).  Returns the real knob."""
+        knob = T.latency_file(1)
+        root = os.path.realpath(self.tree)
+        lines = [f'# idlepolicyd restore journal v1 root={root}', f'{knob} {self.original_knobs[knob]}']
+        lines += [f'{T.CPU_DIR}/cpu{5000 + i}/cpuidle/state0/disable 0' for i in range(n_offline)]
+        with open(os.path.join(self.runtime_dir, T.JOURNAL_FILE), 'w', encoding='utf-8') as f:
+            f.write('\n'.join(lines) + '\n')
+        T.write(self.tree, knob, '33')
+        return knob
+
+    def assert_stopped_during_start(self, proc_output, rc):
+        self.assertEqual(rc, 0, proc_output)
+        self.assertIn('Received SIGTERM during start-up, stopping.', proc_output)
+        self.assertNotIn('running on', proc_output)
+        self.assertFalse(self.bus.name_has_owner(T.BUS_NAME))
+
+    def test_sigterm_before_start(self):
+        knob = self.write_journal(0)
+        journal = self.journal_entries()
+        log = os.path.join(self.tmp, 'idlepolicyd.log')
+        with open(log, 'wb') as f:
+            proc = subprocess.Popen(self.daemon_argv(), stdin=subprocess.DEVNULL, stdout=f,
+                                    stderr=subprocess.STDOUT, env=self.env(), start_new_session=True,
+                                    preexec_fn=_pending_sigterm)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        try:
+            rc = proc.wait(timeout=HANG)
+        except subprocess.TimeoutExpired:
+            self.fail('a SIGTERM pending at start was not honoured')
+        with open(log, encoding='utf-8', errors='replace') as f:
+            out = f.read()
+        self.assert_stopped_during_start(out, rc)
+        # Stopped before anything: the journal waits for the next start.
+        self.assertEqual(self.journal_entries(), journal)
+        self.assertEqual(self.read(knob), '33')
+
+    def test_sigterm_during_journal_replay(self):
+        knob = self.write_journal(30000)
+        proc = T.Process(self.daemon_argv(), os.path.join(self.tmp, 'idlepolicyd.log'), self.env())
+        self.addCleanup(proc.stop)     # its log holds 30000 notices
+        T.wait_for(lambda: 'Found restore journal' in proc.output() or not proc.alive(), timeout=HANG,
+                   interval=0.01, what='the journal replay to begin')
+        proc.signal(signal.SIGTERM)
+        try:
+            rc = proc.wait(timeout=HANG)
+        except subprocess.TimeoutExpired:
+            self.fail('SIGTERM during the journal replay was not honoured')
+        self.assert_stopped_during_start(proc.output(), rc)
+        # Nothing lost: the real knob is back, or still in the journal.
+        journal = self.journal_entries() or {}
+        self.assertTrue(self.read(knob) == self.original_knobs[knob] or
+                        journal.get(knob) == self.original_knobs[knob])
 
 
 if __name__ == '__main__':
