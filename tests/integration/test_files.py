@@ -4,8 +4,8 @@
 /dev/zero, a huge (sparse) file, truncated JSON, a directory -- gives a
 named error at once and never a hang: the configuration is refused (at
 start; on SIGHUP the previous one is kept), state.json and calibration.json
-are reported and the defaults used.  SIGTERM is honoured at every point of
-start-up."""
+are reported and the defaults used.  A knob replaced by a symlink or a FIFO
+is not written through.  SIGTERM is honoured at every point of start-up."""
 
 import os
 import signal
@@ -190,6 +190,36 @@ class StateFiles(T.IdlePolicyTestCase):
                 self.assertEqual(self.manager_prop('CalibrationUSec'), 0)
                 self.assertEqual(self.stop_daemon(), 0)
                 self.assert_tree_unchanged()
+
+
+class Knobs(T.IdlePolicyTestCase):
+    """A knob replaced by a symbolic link (to another file inside the
+    root) or by a FIFO is never written through, and nothing hangs."""
+    TREE_ARGS = TREE
+
+    def setUp(self):
+        super().setUp()
+        self.knob = os.path.join(self.tree, T.latency_file(1))
+        self.victim = os.path.join(self.tree, 'victim')
+        with open(self.victim, 'w', encoding='utf-8') as f:
+            f.write('5\n')
+
+    def assert_refused(self):
+        self.assert_dbus_error('WriteFailed', 'SetResumeLatency', T.dbus.UInt32(1), T.dbus.UInt32(40))
+        with open(self.victim, encoding='utf-8') as f:
+            self.assertEqual(f.read(), '5\n')
+        self.assertEqual(list(self.manager_prop('Changed')), [])
+        self.assert_daemon_alive()
+
+    def test_symlinked_knob_is_not_written_through(self):
+        os.unlink(self.knob)
+        os.symlink(self.victim, self.knob)
+        self.assert_refused()
+
+    def test_fifo_knob_does_not_hang(self):
+        os.unlink(self.knob)
+        os.mkfifo(self.knob)
+        self.assert_refused()
 
 
 def _pending_sigterm():
