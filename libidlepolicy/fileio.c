@@ -72,31 +72,39 @@ int fileio_open_at(int dirfd, const char *path) {
         return open_regular(dirfd, path, O_RDONLY, &st);
 }
 
-/* Returns the number of bytes read or -errno; -EFBIG if the file does not
- * fit into size - 1 bytes. */
-int fileio_pread_string(int fd, char *buf, size_t size) {
-        size_t len = 0;
+/* The one pread() loop: reads fd from offset len into buf until room
+ * bytes are there or the file ends (retrying on EINTR).  Returns the new
+ * length or -errno. */
+static ssize_t pread_fill(int fd, char *buf, size_t len, size_t room) {
+        while (len < room) {
+                ssize_t n = pread(fd, buf + len, room - len, (off_t) len);
 
-        if (size < 2)
-                return -EINVAL;
-        for (;;) {
-                ssize_t n = pread(fd, buf + len, size - 1 - len, (off_t) len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
                         return -errno;
-                }
                 if (n == 0)
                         break;
                 len += (size_t) n;
-                if (len == size - 1) {
-                        char c;
-                        n = pread(fd, &c, 1, (off_t) len);
-                        if (n > 0)
-                                return -EFBIG;
-                        break;
-                }
         }
+        return (ssize_t) len;
+}
+
+/* Returns the number of bytes read or -errno; -EFBIG if the file does not
+ * fit into size - 1 bytes. */
+int fileio_pread_string(int fd, char *buf, size_t size) {
+        ssize_t n;
+        size_t len;
+
+        if (size < 2)
+                return -EINVAL;
+        /* One byte more than fits: its presence says the file is too long. */
+        n = pread_fill(fd, buf, 0, size);
+        if (n < 0)
+                return (int) n;
+        if ((size_t) n == size)
+                return -EFBIG;
+        len = (size_t) n;
         buf[len] = '\0';
         strip_newline(buf, &len);
         return (int) len;
@@ -147,25 +155,28 @@ static ssize_t pread_bounded(int fd, size_t max_size, char **buf, size_t *size) 
         for (;;) {
                 /* Room for max_size + 1 bytes (one too many) and the NUL. */
                 size_t room = *buf && *size > 0 ? *size - 1 : 0;
+                ssize_t n;
+
                 if (room > max_size + 1)
                         room = max_size + 1;
                 if (len == room) {
+                        int r;
+
                         if (len > max_size)
                                 return -EFBIG;
-                        int r = grow(buf, size, max_size + 2);
+                        r = grow(buf, size, max_size + 2);
                         if (r < 0)
                                 return r;
                         continue;
                 }
-                ssize_t n = pread(fd, *buf + len, room - len, (off_t) len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
+                n = pread_fill(fd, *buf, len, room);
+                if (n < 0)
+                        return n;
+                if ((size_t) n < room) {
+                        len = (size_t) n;
                         break;
-                len += (size_t) n;
+                }
+                len = (size_t) n;
         }
         (*buf)[len] = '\0';
         return (ssize_t) len;
