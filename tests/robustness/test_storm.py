@@ -24,6 +24,20 @@ snapshot.  Also, the daemon must not log "forgetting its original value"
 for a CPU that never went offline: that knob only vanished for the length
 of a governor switch.
 
+The fake tree's switch is not atomic the way the kernel's is (in the
+kernel a knob is one variable and the files are views of it): a write that
+lands in the old directory after its file was copied, or in a new file
+between its creation and its content, is lost, and the daemon, which saw
+its write succeed, rightly believes the knob restored.  So after every
+round the client pauses the storm and looks: a disable knob that is not at
+its original, not in the daemon's Changed, and for which the daemon logged
+no "forgetting its original value" since the last look, is such a lost
+write of the tree's making: it is put back by hand and counted
+(tree_lost_writes), so that it cannot turn into a wrong original later.  A
+knob the daemon ever said it forgot is left alone (until its CPU goes
+offline and back): that is the bug, and it shows as a knob left changed
+after SIGTERM.
+
 The bug this catches (today's code): a Restore or the exit that runs into a
 state file during the switch's window treats it as gone for good and forgets
 it; the switch brings the file back holding the daemon's value, and after
@@ -65,9 +79,11 @@ class _Storm(threading.Thread):
         self.case = case
         self.rng = rng
         self.stop = threading.Event()
+        self.lock = threading.Lock()        # held for each event; the client takes it to look
         self.switches = 0
         self.hotplugs = 0
         self.offline = set()
+        self.onlined = set()                # CPUs brought back since the client's last look
         self.errors = []
 
     def tree(self, *args):
@@ -80,6 +96,7 @@ class _Storm(threading.Thread):
         if cpu in self.offline:
             self.tree('--set-online', str(cpu))
             self.offline.discard(cpu)
+            self.onlined.add(cpu)
         else:
             self.tree('--set-offline', str(cpu))
             self.offline.add(cpu)
@@ -88,10 +105,11 @@ class _Storm(threading.Thread):
     def run(self):
         try:
             while not self.stop.is_set():
-                self.tree('--switch-governor', GOVERNORS[self.switches % len(GOVERNORS)])
-                self.switches += 1
-                if self.rng.randrange(HOTPLUG_EVERY) == 0:
-                    self.hotplug(self.rng.choice(HOTPLUG_CPUS))
+                with self.lock:
+                    self.tree('--switch-governor', GOVERNORS[self.switches % len(GOVERNORS)])
+                    self.switches += 1
+                    if self.rng.randrange(HOTPLUG_EVERY) == 0:
+                        self.hotplug(self.rng.choice(HOTPLUG_CPUS))
                 time.sleep(STORM_PAUSE_S * self.rng.random())
         except (OSError, RuntimeError) as e:
             self.errors.append(str(e))
@@ -124,13 +142,59 @@ def _client_round(case, rng, counts):
                 counts['unexpected_errors'] += 1
 
 
+class _LogCursor:
+    """Reads the daemon's log from where the last read stopped."""
+
+    def __init__(self, path):
+        self.path = path
+        self.offset = 0
+
+    def forgotten_since(self):
+        """Returns the knob paths of the "forgetting" lines since the last
+        call."""
+        with open(self.path, 'rb') as f:
+            f.seek(self.offset)
+            data = f.read()
+        end = data.rfind(b'\n') + 1
+        self.offset += end
+        paths = set()
+        for line in data[:end].decode('utf-8', 'replace').splitlines():
+            m = re.search(r'(sys/\S+) no longer exists, forgetting', line)
+            if m:
+                paths.add(m.group(1))
+        return paths
+
+
+def _look(case, storm, cursor, forgotten, counts):
+    """With the storm paused: puts back by hand the knobs the tree lost a
+    write of (see the module's doc).  forgotten: the knobs the daemon ever
+    said it forgot (updated; a CPU that came back online starts afresh, the
+    kernel made its states anew).  Returns nothing; counts them."""
+    with storm.lock:
+        forgotten |= cursor.forgotten_since()
+        for cpu in storm.onlined:
+            forgotten -= {p for p in forgotten if p.startswith(f'{T.CPU_DIR}/cpu{cpu}/')}
+        storm.onlined.clear()
+        try:
+            held = {str(p) for p, _ in case.manager_prop('Changed')}
+        except T.dbus.exceptions.DBusException:
+            return
+        for rel, value in T.knob_values(case.tree).items():
+            if (rel.endswith('/disable') and value != case.original_knobs.get(rel, '0')
+                    and rel not in held and rel not in forgotten):
+                T.write(case.tree, rel, case.original_knobs.get(rel, '0'))
+                counts['tree_lost_writes'] += 1
+
+
 def storm_run(case, seconds, seed):
     """Runs one storm against case's daemon (started, observe mode), then
     SIGTERM.  Returns the counts: switches, hotplugs, client calls and
     errors, the exit status, the knobs left changed and the log lines that
     forgot a knob of a CPU that never went offline."""
     rng = random.Random(seed)
-    counts = {'seed': seed, 'seconds': seconds, 'calls': 0, 'errors': {}, 'unexpected_errors': 0}
+    counts = {'seed': seed, 'seconds': seconds, 'calls': 0, 'errors': {}, 'unexpected_errors': 0,
+              'tree_lost_writes': 0}
+    cursor, forgotten = _LogCursor(case.daemon.log_path), set()
     governor = T.read(case.tree, T.GOVERNOR_FILE)
     storm = _Storm(case, random.Random(rng.random()))
     storm.start()
@@ -138,6 +202,7 @@ def storm_run(case, seconds, seed):
     try:
         while time.monotonic() < deadline and case.daemon.alive() and storm.is_alive():
             _client_round(case, rng, counts)
+            _look(case, storm, cursor, forgotten, counts)
     finally:
         storm.finish(governor)
     # Let the daemon see the settled tree (its tick is 0.1 s).
