@@ -65,7 +65,7 @@ STD_REFUSALS = {INVALID_ARGS, STD + 'UnknownMethod', STD + 'UnknownProperty', ST
 DEAD = {STD + 'NoReply', STD + 'ServiceUnknown', STD + 'NameHasNoOwner', STD + 'Disconnected',
         STD + 'Timeout', STD + 'TimedOut'}
 CALL_TIMEOUT_S = 5                 # "answers within 5 s"
-FD_GROWTH_MAX = 8                  # fds a run may leave open beyond its start (not one per call)
+FD_GROWTH_MAX = 4                  # fds a run may leave open beyond its settled start (not one per call)
 FD_LEAK_CYCLES = 200
 HUGE = 'x' * 65536
 NON_CANONICAL = ['01', '00', '0000001', '1\n', ' 1', '+1', '1 ']
@@ -382,7 +382,7 @@ class Concurrent(FuzzCase):
 
     def test_concurrent_clients(self):
         pid = self.daemon.pid
-        fds_start = R.fd_count(pid)
+        fds_start = R.settled_fd_count(pid)
         clients = [spawn_client(self, 'hammer', OPTS.seconds, OPTS.seed * 1000 + i) for i in range(OPTS.clients)]
         for c in clients:
             wait_ready(c)
@@ -419,7 +419,7 @@ class FdLeak(FuzzCase):
         self.call('SetStateDisabled', U(0), '1', True)
         self.make_immutable(stuck)
         pid = self.daemon.pid
-        fds_start = R.fd_count(pid)
+        fds_start = R.settled_fd_count(pid)
         counts = {'cycles': 0, 'restore_write_failed': 0, 'other_errors': {}}
         for _ in range(FD_LEAK_CYCLES):
             self.call('SetStateDisabled', U(1), '2', True)

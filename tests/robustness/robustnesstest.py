@@ -12,6 +12,7 @@ or without root, a test exits 77 (skip)."""
 import os
 import signal
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
 
@@ -26,6 +27,18 @@ LOG_DUMP_LINES = 60          # head and tail of a daemon log dumped on cleanup
 def fd_count(pid):
     """Returns the number of open fds of pid (/proc/PID/fd)."""
     return len(os.listdir(f'/proc/{pid}/fd'))
+
+
+def settled_fd_count(pid, timeout=5.0):
+    """Returns the fd count of pid once it stopped moving (the same over
+    three samples 0.2 s apart; the daemon opens the system-wide cpuidle
+    files at its first ticks), or the last count after timeout s."""
+    samples = [fd_count(pid)]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and (len(samples) < 3 or len(set(samples[-3:])) > 1):
+        time.sleep(0.2)
+        samples.append(fd_count(pid))
+    return samples[-1]
 
 
 def exit_is_clean(rc):
