@@ -6,8 +6,10 @@ private bus (the integration fixture) under
   BadInput    every Manager method, the CPU objects and the properties with
               wrong types, wrong arities, unknown and offline CPUs,
               non-canonical state indexes ("01", "1\\n", " 1", ...), names
-              with control characters, 64 KiB strings, unknown governors
-              and profiles, latencies at and beyond the limits.  Each bad
+              with control characters, 64 KiB strings, strings that are not
+              UTF-8 (sent on a raw socket: the bus must drop the sender),
+              unknown governors and profiles, latencies at and beyond the
+              limits.  Each bad
               call must get its named error (org.idlepolicy.IdlePolicy1.
               Error.*, or the standard org.freedesktop.DBus.Error.* of a
               type, method or property the bus API itself refuses), change
@@ -44,12 +46,14 @@ import json
 import os
 import random
 import signal
+import struct
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import rawbus  # noqa: E402
 import robustnesstest as R  # noqa: E402
 
 T = R.T
@@ -187,6 +191,22 @@ def bad_cases(n_states):
     return cases
 
 
+BAD_UTF8 = [b'\xff\xfe', b'menu\xc0\xaf', b'\xed\xa0\x80', b'C1\x80']
+
+
+def bad_utf8_calls(raws=BAD_UTF8):
+    """Returns [(label, member, signature, body)]: string arguments that
+    are not UTF-8, which dbus-python will not send."""
+    calls = []
+    for raw in raws:
+        for member in (b'SetGovernor', b'SetProfile', b'SetMode'):
+            calls.append((f'{member.decode()}({raw!r})', member, b's', rawbus.string(raw)))
+        body = struct.pack('<I', 0) + rawbus.string(raw, 4)
+        body += b'\0' * (-len(body) % 4) + struct.pack('<I', 1)
+        calls.append((f'SetStateDisabled(0, {raw!r}, true)', b'SetStateDisabled', b'usb', body))
+    return calls
+
+
 # Valid calls at the limits: they may succeed; Restore() must then put
 # every knob back.
 EDGE_CALLS = [('SetResumeLatency', 'uu', [0, 0]), ('SetResumeLatency', 'uu', [0, 1]),
@@ -210,7 +230,8 @@ class BadInput(FuzzCase):
         counts = {'calls': 0, 'errors': {}, 'unexpected_successes': 0, 'wrong_errors': 0,
                   'knobs_changed': 0, 'no_reply': 0, 'crashes': 0, 'refused_client_side': 0,
                   'edge_calls': 0, 'edge_successes': 0, 'edge_not_restored': 0,
-                  'log_lines_broken': 0, 'log_control_chars': 0}
+                  'log_lines_broken': 0, 'log_control_chars': 0,
+                  'invalid_utf8_sent': 0, 'invalid_utf8_refused_by_bus': 0, 'raw_controls_answered': 0}
         problems = []
         for label, path, iface, method, sig, args, expected in cases:
             counts['calls'] += 1
@@ -242,6 +263,25 @@ class BadInput(FuzzCase):
                 problems.append(f'{label}: changed ' + ', '.join(
                     f'{k}={v}' for k, v in sorted(now.items()) if self.original_knobs.get(k) != v))
                 raw_call(self.bus, T.ROOT_PATH, T.MANAGER_IFACE, 'Restore', '', [])
+        # Not UTF-8: the bus must drop the sender, the daemon never sees it.
+        # The same calls with valid UTF-8 first: the bus keeps those (the
+        # raw marshalling is right, a drop is for the UTF-8 alone).
+        socket_path = self.bus_address[len('unix:path='):]
+        for label, member, sig, body in bad_utf8_calls([b'NOPE']):
+            r = rawbus.send_call(socket_path, T.ROOT_PATH.encode(), T.MANAGER_IFACE.encode(), member,
+                                 T.BUS_NAME.encode(), sig, body, timeout=0.5)
+            counts['raw_controls_answered'] += r == 'answered'
+        for label, member, sig, body in bad_utf8_calls() if self.daemon.alive() else []:
+            counts['invalid_utf8_sent'] += 1
+            r = rawbus.send_call(socket_path, T.ROOT_PATH.encode(), T.MANAGER_IFACE.encode(), member,
+                                 T.BUS_NAME.encode(), sig, body)
+            if r == 'disconnected':
+                counts['invalid_utf8_refused_by_bus'] += 1
+            else:
+                problems.append(f'{label} (not UTF-8): the bus did not refuse it ({r})')
+            if T.knob_values(self.tree) != self.original_knobs or not self.daemon.alive():
+                counts['knobs_changed' if self.daemon.alive() else 'crashes'] += 1
+                problems.append(f'{label} (not UTF-8): reached the daemon')
         # Valid calls at the limits, each followed by Restore().
         for method, sig, args in EDGE_CALLS if self.daemon.alive() else []:
             counts['edge_calls'] += 1
@@ -267,6 +307,9 @@ class BadInput(FuzzCase):
         self.assertTrue(alive, 'idlepolicyd died')
         self.assertEqual(self.stop_daemon(), 0)
         self.assert_tree_unchanged(msg='after the bad input and SIGTERM')
+        self.assertEqual(counts['raw_controls_answered'], 4, 'the raw socket client does not work')
+        self.assertEqual(counts['invalid_utf8_refused_by_bus'], counts['invalid_utf8_sent'],
+                         'a call with a string that is not UTF-8 was not refused by the bus')
         for key in ('unexpected_successes', 'wrong_errors', 'knobs_changed', 'no_reply', 'crashes',
                     'refused_client_side', 'edge_not_restored', 'log_lines_broken', 'log_control_chars'):
             with self.subTest(count=key):
