@@ -184,7 +184,8 @@ int cpuidle_sampler_new(int root_fd, const Topology *t, CpuidleSampler **ret, Er
 
 #define CPUIDLE_SAMPLER_FDS_UNLIMITED UINT_MAX
 /* As cpuidle_sampler_new(), holding at most max_fds fds at any time, the
- * root fd's duplicate and the governor file included (plus one more for a
+ * root fd's duplicate, the governor file and an O_PATH fd of the CPU
+ * directory included (so never fewer than those three; plus one more for a
  * moment while a file without an fd is read); CPUIDLE_SAMPLER_FDS_UNLIMITED
  * is cpuidle_sampler_new().  Every file is opened once here to see that it
  * is there (and closed again).  Returns as cpuidle_sampler_new(). */

@@ -519,7 +519,7 @@ static void read_both(FakeTree *t, CpuidleSampler *full, CpuidleSampler *budgete
  * values as without one, through a governor switch, a CPU going offline
  * and back, and a knob written by someone else; never more fds held. */
 START_TEST(test_budget_same_values) {
-        static const unsigned budgets[] = { 0, 2, 30, 2 + 40 + 7, 2 + 40 + 120 + 5, 1000 };
+        static const unsigned budgets[] = { 0, 3, 30, 3 + 40 + 7, 3 + 40 + 120 + 5, 1000 };
         FakeTreeOptions o = unit_options(BUDGET_CPUS, BUDGET_STATES);
         FakeTree *t = unit_tree(&o);
         _cleanup_cpuidle_sampler_ CpuidleSampler *full = sampler_mode(t->fd, _i % _MODE_MAX);
@@ -531,8 +531,8 @@ START_TEST(test_budget_same_values) {
         ck_assert_int_eq(topology_load(t->fd, &topo, &e), 0);
         ck_assert_msg(cpuidle_sampler_new_budget(t->fd, topo, budget, &budgeted, &e) == 0, "%s", e.message);
         set_mode(budgeted, _i % _MODE_MAX);
-        if (budget < 2)
-                budget = 2;     /* the root fd's duplicate and the governor file */
+        if (budget < 3)
+                budget = 3;     /* the root fd's duplicate, the governor file, the CPU directory */
         read_both(t, full, budgeted, budget, before, 3);
         ck_assert_int_eq(faketree_switch_governor(t->fd, "menu"), 0);
         read_both(t, full, budgeted, budget, before, 2);
@@ -550,7 +550,7 @@ START_TEST(test_budget_same_values) {
         cpuidle_sampler_invalidate(budgeted);
         read_both(t, full, budgeted, budget, before, 3);
         if (budget >= 1000)     /* enough for every file: all of them held */
-                ck_assert_uint_eq(cpuidle_sampler_fds(budgeted), cpuidle_sampler_fds(full));
+                ck_assert_uint_eq(cpuidle_sampler_fds(budgeted), cpuidle_sampler_fds(full) + 1);   /* + the CPU directory */
         else
                 ck_assert_uint_eq(cpuidle_sampler_fds(budgeted), budget);
 }
@@ -564,13 +564,13 @@ START_TEST(test_budget_usage_first) {
         FakeTree *t = unit_tree(&o);
         _cleanup_cpuidle_sampler_ CpuidleSampler *s = NULL;
         _cleanup_topology_ Topology *topo = NULL;
-        unsigned budget = 2 + BUDGET_CPUS * BUDGET_STATES, before;
+        unsigned budget = 3 + BUDGET_CPUS * BUDGET_STATES, before;
         CpuidleCpuSample out[BUDGET_CPUS];
         ErrorInfo e = {};
 
         ck_assert_int_eq(topology_load(t->fd, &topo, &e), 0);
         ck_assert_int_eq(cpuidle_sampler_new_budget(t->fd, topo, budget, &s, &e), 0);
-        ck_assert_uint_eq(cpuidle_sampler_fds(s), 2);          /* nothing held before the first read */
+        ck_assert_uint_eq(cpuidle_sampler_fds(s), 3);          /* nothing held before the first read */
         set_mode(s, MODE_PARTIAL);                              /* full: every file read once */
         ck_assert_uint_eq(cpuidle_sampler_fds(s), budget);
         before = open_fds();
@@ -594,7 +594,7 @@ START_TEST(test_budget_vanished_file) {
         ErrorInfo e = {};
 
         ck_assert_int_eq(topology_load(t->fd, &topo, &e), 0);
-        ck_assert_int_eq(cpuidle_sampler_new_budget(t->fd, topo, 2, &s, &e), 0);
+        ck_assert_int_eq(cpuidle_sampler_new_budget(t->fd, topo, 3, &s, &e), 0);
         read_ok(s, out);
         uint64_t g = out[1].generation;
         ck_assert_int_eq(faketree_set_offline(t->fd, 1), 0);
@@ -603,7 +603,7 @@ START_TEST(test_budget_vanished_file) {
         ck_assert(!out[1].online);
         ck_assert_uint_eq(out[1].n_states, 0);
         ck_assert_uint_gt(out[1].generation, g);
-        ck_assert_uint_eq(cpuidle_sampler_fds(s), 2);
+        ck_assert_uint_eq(cpuidle_sampler_fds(s), 3);
 }
 END_TEST
 
