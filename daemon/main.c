@@ -185,9 +185,11 @@ static int run(const Args *a, const char *root) {
         return r < 0 ? r : q;
 }
 
-/* The sampler keeps one fd per counter file (about six per CPU and state:
- * 60 000 on 1024 CPUs with 10 states), far above the usual soft limit of
- * 1024: raise the soft limit to the hard one. */
+/* The sampler would keep an fd per counter file (about six per CPU and
+ * state: 62 000 on 1024 CPUs with 10 states), far above the usual soft
+ * limit of 1024: raise the soft limit to the hard one.  The sampler holds
+ * what the limit allows less a reserve (sampling_fd_budget()) and opens the
+ * other files at each read. */
 static void raise_nofile_limit(void) {
         struct rlimit rl;
 

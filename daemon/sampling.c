@@ -1,12 +1,27 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "log.h"
 #include "macro.h"
 #include "sampler-cadence.h"
 #include "sampling.h"
+
+/* Returns how many fds the cpuidle sampler may hold: RLIMIT_NOFILE's soft
+ * limit (main() raised it to the hard one) less SAMPLING_FD_RESERVE for
+ * everything else, or half the limit when it is below twice the reserve. */
+unsigned sampling_fd_budget(void) {
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= UINT_MAX)
+                return CPUIDLE_SAMPLER_FDS_UNLIMITED;
+        if (rl.rlim_cur < 2 * SAMPLING_FD_RESERVE)
+                return (unsigned) rl.rlim_cur / 2;
+        return (unsigned) rl.rlim_cur - SAMPLING_FD_RESERVE;
+}
 
 /* Returns 0 or a negative errno with e set. */
 int sampling_new(int root_fd, Sampling **ret, ErrorInfo *e) {
@@ -20,7 +35,10 @@ int sampling_new(int root_fd, Sampling **ret, ErrorInfo *e) {
         r = topology_load(root_fd, &s->topology, e);
         if (r < 0)
                 return r;
-        r = cpuidle_sampler_new(root_fd, s->topology, &s->sampler, e);
+        /* Fds for the counter files that are read most, within the limit;
+         * the rest are opened at each read (cpuidle.h).  The new sampler of
+         * a hotplug takes its fds only after the old one is gone. */
+        r = cpuidle_sampler_new_budget(root_fd, s->topology, sampling_fd_budget(), &s->sampler, e);
         if (r < 0)
                 return r;
         /* Read rejected/disable/resume latency every 10th tick and time/above/

@@ -28,7 +28,16 @@ typedef struct Sampling {
         uint64_t interval_usec;     /* between the two samples behind the rates */
 } Sampling;
 
-/* Loads the topology and opens every counter file under root_fd.  A proc
+/* Fds left to everything but the cpuidle sampler (the bus and its clients,
+ * the journal, the system and proc readers, state files, the calibration
+ * helper's pidfd and pipes): about 30 are in use on any machine. */
+#define SAMPLING_FD_RESERVE 1024u
+
+/* Returns the sampler's fd budget from RLIMIT_NOFILE (see sampling.c). */
+unsigned sampling_fd_budget(void);
+
+/* Loads the topology and opens the counter files under root_fd, keeping
+ * as many open as sampling_fd_budget() allows.  A proc
  * tree that cannot be read is logged and tolerated.  Returns 0 or a
  * negative errno with e set. */
 int sampling_new(int root_fd, Sampling **ret, ErrorInfo *e);

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The per-tick cpuidle sampler: one open fd per counter file, re-read with a
+/* The per-tick cpuidle sampler: an open fd per counter file, re-read with a
  * single pread() each (a sysfs attribute is produced whole by the first read,
  * so a short read is the end of the file).  Nothing is allocated per tick.
  * With a cadence (sampler-cadence.h) partial samples skip the files that
- * cannot have changed or change rarely, carrying their last values over. */
+ * cannot have changed or change rarely, carrying their last values over.
+ * With an fd budget the files that are read most keep their fds and the
+ * others are opened, read and closed at each read (see FdTier). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +52,27 @@ static const unsigned counter_flag[_COUNTER_MAX] = {
         [COUNTER_DISABLE] = CPUIDLE_HAS_DISABLE,
 };
 
+/* Which files keep an fd under a budget, in this order: usage is read at
+ * every sample, time/above/below whenever usage moved (on a busy machine:
+ * every sample too), rejected/disable/resume latency only in full samples
+ * when a cadence is set.  An fd saves an openat() and a close() (a path
+ * walk of 7 components) per read. */
+typedef enum FdTier {
+        TIER_USAGE,
+        TIER_GATED,
+        TIER_SLOW,
+        _TIER_MAX,
+} FdTier;
+
+static const FdTier counter_tier[_COUNTER_MAX] = {
+        [COUNTER_USAGE] = TIER_USAGE,
+        [COUNTER_TIME] = TIER_GATED,
+        [COUNTER_ABOVE] = TIER_GATED,
+        [COUNTER_BELOW] = TIER_GATED,
+        [COUNTER_REJECTED] = TIER_SLOW,
+        [COUNTER_DISABLE] = TIER_SLOW,
+};
+
 /* Counters a partial sample may skip, by CPUIDLE_SAMPLER_* flag. */
 #define SLOW_COUNTERS ((1u << COUNTER_REJECTED) | (1u << COUNTER_DISABLE))
 #define GATED_COUNTERS ((1u << COUNTER_TIME) | (1u << COUNTER_ABOVE) | (1u << COUNTER_BELOW))
@@ -60,8 +84,10 @@ typedef struct SamplerCpu {
         bool full;                  /* read every file at the next read (set at open) */
         unsigned n_states;
         uint64_t generation;
-        int qos_fd;
-        int fds[CPUIDLE_STATES_MAX][_COUNTER_MAX];
+        int qos_fd;                 /* -1: not held (see has_qos) */
+        bool has_qos;               /* pm_qos_resume_latency_us exists */
+        int fds[CPUIDLE_STATES_MAX][_COUNTER_MAX];      /* -1: not held (see present) */
+        unsigned present[CPUIDLE_STATES_MAX];           /* bit i: counter file i exists */
         CpuidleStateInfo info[CPUIDLE_STATES_MAX];
         /* The last values read, carried over by partial samples. */
         CpuidleStateCounters last[CPUIDLE_STATES_MAX];
@@ -72,6 +98,7 @@ typedef struct SamplerCpu {
 
 struct CpuidleSampler {
         int root_fd;                /* our own dup, or AT_FDCWD */
+        int cpu_dir_fd;             /* CPU_DIR, for the files without an fd (with a budget only) */
         int governor_fd;
         bool governor_ro;           /* governor_fd is current_governor_ro (before 5.8) */
         char governor[64];
@@ -81,6 +108,11 @@ struct CpuidleSampler {
         bool full_next;             /* the next sample is full */
         unsigned skip;              /* CPUIDLE_SAMPLER_* skipping in this sample, 0 = full */
         unsigned files_read;        /* by the last sample */
+        unsigned budget;            /* counter fds we may hold; UINT_MAX: no limit */
+        unsigned files[_TIER_MAX];  /* counter files of the open CPUs, by tier */
+        unsigned held[_TIER_MAX];   /* fds held, by tier */
+        unsigned limit[_TIER_MAX];  /* fds a tier may hold (see budget_plan()) */
+        bool planned;               /* the limits follow the files (after creation) */
         unsigned n_cpus;
         SamplerCpu cpus[];
 };
@@ -93,11 +125,75 @@ static uint64_t next_generation(void) {
         return __atomic_add_fetch(&generation_counter, 1, __ATOMIC_RELAXED);
 }
 
-static void cpu_close(SamplerCpu *c) {
-        for (unsigned k = 0; k < CPUIDLE_STATES_MAX; k++)
-                for (unsigned i = 0; i < _COUNTER_MAX; i++)
-                        fileio_closep(&c->fds[k][i]);
-        fileio_closep(&c->qos_fd);
+/* Plans how many fds each tier may hold: the tiers in order, each as many
+ * as it has files while the budget lasts.  Fds held beyond a tier's new
+ * limit are released by budget_trim(). */
+static void budget_plan(CpuidleSampler *s) {
+        unsigned left = s->budget;
+
+        for (unsigned t = 0; t < _TIER_MAX; t++) {
+                s->limit[t] = s->budget == UINT_MAX ? UINT_MAX : s->files[t] < left ? s->files[t] : left;
+                if (s->budget != UINT_MAX)
+                        left -= s->limit[t];
+        }
+}
+
+/* Returns true (and counts it) if a file of tier may keep its fd. */
+static bool budget_take(CpuidleSampler *s, FdTier tier) {
+        if (s->held[tier] >= s->limit[tier])
+                return false;
+        s->held[tier]++;
+        return true;
+}
+
+/* Closes *fd if held and gives its place back. */
+static void budget_release(CpuidleSampler *s, FdTier tier, int *fd) {
+        if (*fd < 0)
+                return;
+        fileio_closep(fd);
+        s->held[tier]--;
+}
+
+/* Releases fds of the CPUs from the last one until no tier holds more than
+ * its limit. */
+static void budget_trim(CpuidleSampler *s) {
+        for (unsigned cpu = s->n_cpus; cpu-- > 0;) {
+                SamplerCpu *c = &s->cpus[cpu];
+                for (unsigned k = 0; k < c->n_states; k++)
+                        for (unsigned i = 0; i < _COUNTER_MAX; i++)
+                                if (s->held[counter_tier[i]] > s->limit[counter_tier[i]])
+                                        budget_release(s, counter_tier[i], &c->fds[k][i]);
+                if (s->held[TIER_SLOW] > s->limit[TIER_SLOW])
+                        budget_release(s, TIER_SLOW, &c->qos_fd);
+        }
+}
+
+/* Re-plans after the files of a CPU changed (once the sampler is planned:
+ * while it is made, CPUs are opened one by one and nothing is planned). */
+static void budget_replan(CpuidleSampler *s) {
+        if (!s->planned)
+                return;
+        budget_plan(s);
+        for (unsigned t = 0; t < _TIER_MAX; t++)
+                if (s->held[t] > s->limit[t]) {
+                        budget_trim(s);
+                        break;
+                }
+}
+
+static void cpu_close(CpuidleSampler *s, SamplerCpu *c) {
+        for (unsigned k = 0; k < CPUIDLE_STATES_MAX; k++) {
+                for (unsigned i = 0; i < _COUNTER_MAX; i++) {
+                        budget_release(s, counter_tier[i], &c->fds[k][i]);
+                        if (c->present[k] & (1u << i))
+                                s->files[counter_tier[i]]--;
+                }
+                c->present[k] = 0;
+        }
+        budget_release(s, TIER_SLOW, &c->qos_fd);
+        if (c->has_qos)
+                s->files[TIER_SLOW]--;
+        c->has_qos = false;
         c->n_states = 0;
         c->online = false;
         memset(c->last, 0, sizeof(c->last));
@@ -180,24 +276,53 @@ static int read_state_info(int root_fd, const char *dir, CpuidleStateInfo *info,
         return r < 0 ? r : 0;
 }
 
-/* Opens the counter files of the state in dir into fds[] and records the
- * optional ones present in info->files.  Returns 0 or a negative errno. */
-static int open_state_counters(int root_fd, const char *dir, int *fds, CpuidleStateInfo *info, ErrorInfo *e) {
+/* Opens the counter files of state k of c, keeping the fds the budget
+ * allows, and records the files present in c->present[k] and the optional
+ * ones in info->files.  Returns 0 or a negative errno. */
+static int open_state_counters(CpuidleSampler *s, SamplerCpu *c, const char *dir, unsigned k,
+                               CpuidleStateInfo *info, ErrorInfo *e) {
         char path[128];
+        int *fds = c->fds[k];
 
         for (unsigned i = 0; i < _COUNTER_MAX; i++) {
                 snprintf(path, sizeof(path), "%s/%s", dir, counter_file[i]);
-                fds[i] = fileio_open_at(root_fd, path);
-                if (fds[i] >= 0)
-                        info->files |= counter_flag[i];
-                else if (fds[i] == -ENOENT && counter_flag[i] != 0)
+                fds[i] = fileio_open_at(s->root_fd, path);
+                if (fds[i] == -ENOENT && counter_flag[i] != 0) {
                         fds[i] = -1;            /* optional: older kernels */
-                else
+                        continue;
+                }
+                if (fds[i] < 0)
                         return errinfo_set(e, fds[i], "%s: %s%s", path,
                                            fds[i] == -ENOENT ? "missing" : strerror(-fds[i]),
                                            fds[i] == -EMFILE ? " (the sampler keeps one fd per counter file:"
-                                                               " raise RLIMIT_NOFILE)" : "");
+                                                               " raise RLIMIT_NOFILE or set an fd budget)" : "");
+                info->files |= counter_flag[i];
+                c->present[k] |= 1u << i;
+                s->files[counter_tier[i]]++;
+                if (!budget_take(s, counter_tier[i]))
+                        fileio_closep(&fds[i]);
         }
+        return 0;
+}
+
+/* Opens pm_qos_resume_latency_us of cpu (optional), keeping the fd if the
+ * budget allows.  Returns 0 or a negative errno; path names the file. */
+static int open_resume_latency(CpuidleSampler *s, SamplerCpu *c, unsigned cpu, char *path, size_t size) {
+        snprintf(path, size, CPU_DIR "/cpu%u/power/pm_qos_resume_latency_us", cpu);
+        c->qos_fd = fileio_open_at(s->root_fd, path);
+        if (c->qos_fd == -ENOENT) {
+                c->qos_fd = -1;
+                return 0;
+        }
+        if (c->qos_fd < 0) {
+                int r = c->qos_fd;
+                c->qos_fd = -1;
+                return r;
+        }
+        c->has_qos = true;
+        s->files[TIER_SLOW]++;
+        if (!budget_take(s, TIER_SLOW))
+                fileio_closep(&c->qos_fd);
         return 0;
 }
 
@@ -218,7 +343,7 @@ static int cpu_open(CpuidleSampler *s, unsigned cpu, ErrorInfo *e) {
         char dir[96], path[128];
         int r;
 
-        cpu_close(c);
+        cpu_close(s, c);
         c->generation = next_generation();
         c->needs_open = true;
         c->full = true;
@@ -231,9 +356,9 @@ static int cpu_open(CpuidleSampler *s, unsigned cpu, ErrorInfo *e) {
                         break;
                 r = read_state_info(s->root_fd, dir, &c->info[k], e);
                 if (r >= 0)
-                        r = open_state_counters(s->root_fd, dir, c->fds[k], &c->info[k], e);
+                        r = open_state_counters(s, c, dir, k, &c->info[k], e);
                 if (r < 0) {
-                        cpu_close(c);
+                        cpu_close(s, c);
                         return r;
                 }
                 c->n_states = k + 1;
@@ -241,19 +366,17 @@ static int cpu_open(CpuidleSampler *s, unsigned cpu, ErrorInfo *e) {
         snprintf(path, sizeof(path), CPU_DIR "/cpu%u/cpuidle", cpu);
         r = c->n_states > 0 ? 1 : dir_exists(s->root_fd, path);
         if (r > 0) {
-                snprintf(path, sizeof(path), CPU_DIR "/cpu%u/power/pm_qos_resume_latency_us", cpu);
-                c->qos_fd = fileio_open_at(s->root_fd, path);
-                if (c->qos_fd == -ENOENT)
-                        c->qos_fd = -1;         /* optional */
-                else if (c->qos_fd < 0)
-                        r = c->qos_fd;
+                int q = open_resume_latency(s, c, cpu, path, sizeof(path));
+                if (q < 0)
+                        r = q;
         }
         if (r < 0) {
-                cpu_close(c);
+                cpu_close(s, c);
                 return errinfo_set(e, r, "%s: %s", path, strerror(-r));
         }
         c->online = r > 0;
         c->needs_open = false;
+        budget_replan(s);
         return 0;
 }
 
@@ -263,12 +386,76 @@ static int counter_error(ErrorInfo *e, int error, unsigned cpu, unsigned state, 
                            cpu, state, counter_file[i], what);
 }
 
-/* Reads one open counter file.  Returns 0; -ENODEV/-ENOENT for a stale fd
- * (e untouched); -EBADMSG for garbage; another negative errno.  e is set in
- * the last two cases. */
-static int read_counter(int fd, unsigned cpu, unsigned state, Counter i, uint64_t *ret, ErrorInfo *e) {
-        char buf[32];
-        int r = fileio_pread_once(fd, buf, sizeof(buf) - 1);
+/* Appends the decimal v at *p (snprintf() was a tenth of a tick spent on
+ * paths when a budget leaves most files without an fd). */
+static void append_uint(char **p, unsigned v) {
+        char digits[16];
+        unsigned n = 0;
+
+        do
+                digits[n++] = (char) ('0' + v % 10);
+        while ((v /= 10) > 0);
+        while (n > 0)
+                *(*p)++ = digits[--n];
+}
+
+static void append_str(char **p, const char *str) {
+        size_t n = strlen(str);
+
+        memcpy(*p, str, n);
+        *p += n;
+}
+
+/* Writes cpuN/<a>[K/<b>] (relative to the CPU directory) into buf, which
+ * holds SUBPATH_MAX bytes: a, b are short constants.  Returns buf. */
+#define SUBPATH_MAX 96
+static char *cpu_subpath(char buf[static SUBPATH_MAX], unsigned cpu, const char *a, unsigned k, const char *b) {
+        char *p = buf;
+
+        append_str(&p, "cpu");
+        append_uint(&p, cpu);
+        *p++ = '/';
+        append_str(&p, a);
+        if (b) {
+                append_uint(&p, k);
+                *p++ = '/';
+                append_str(&p, b);
+        }
+        *p = '\0';
+        return buf;
+}
+
+/* Reads the file behind *fd (subpath relative to the CPU directory) into
+ * buf as fileio_pread_once().  Without an fd the file is opened, and the
+ * fd is kept if the budget of tier allows, else closed after the read.
+ * Returns as fileio_pread_once(), or openat()'s negative errno. */
+static int pread_file(CpuidleSampler *s, FdTier tier, int *fd, const char *subpath, char *buf, size_t size) {
+        _cleanup_close_ int tmp = -1;
+        int r;
+
+        if (*fd >= 0)
+                return fileio_pread_once(*fd, buf, size);
+        tmp = fileio_open_at(s->cpu_dir_fd, subpath);
+        if (tmp < 0)
+                return tmp;
+        r = fileio_pread_once(tmp, buf, size);
+        if (r >= 0 && budget_take(s, tier)) {
+                *fd = tmp;      /* handed over */
+                tmp = -1;
+        }
+        return r;
+}
+
+/* Reads counter i of state k of cpu.  Returns 0; -ENODEV/-ENOENT for a
+ * stale fd or a vanished file (e untouched); -EBADMSG for garbage; another
+ * negative errno.  e is set in the last two cases. */
+static int read_counter(CpuidleSampler *s, unsigned cpu, unsigned state, Counter i, uint64_t *ret, ErrorInfo *e) {
+        char buf[32], path[SUBPATH_MAX] = "";
+        int r;
+
+        if (s->cpus[cpu].fds[state][i] < 0)
+                cpu_subpath(path, cpu, "cpuidle/state", state, counter_file[i]);
+        r = pread_file(s, counter_tier[i], &s->cpus[cpu].fds[state][i], path, buf, sizeof(buf) - 1);
 
         if (r == -ENODEV || r == -ENOENT)
                 return r;
@@ -313,9 +500,9 @@ static int read_state_counters(CpuidleSampler *s, SamplerCpu *c, unsigned cpu, u
         int r;
 
         for (unsigned i = 0; i < _COUNTER_MAX; i++) {
-                if (c->fds[k][i] < 0 || (skipped & (1u << i)))
+                if (!(c->present[k] & (1u << i)) || (skipped & (1u << i)))
                         continue;
-                r = read_counter(c->fds[k][i], cpu, k, (Counter) i, &v[i], e);
+                r = read_counter(s, cpu, k, (Counter) i, &v[i], e);
                 if (r < 0)
                         return r;
                 s->files_read++;
@@ -337,12 +524,14 @@ static int read_state_counters(CpuidleSampler *s, SamplerCpu *c, unsigned cpu, u
  * Returns 0 or a negative errno (-ENODEV/-ENOENT for a stale fd). */
 static int read_resume_latency(CpuidleSampler *s, SamplerCpu *c, unsigned cpu, ErrorInfo *e) {
         uint32_t usec = 0;
-        char buf[32];
+        char buf[32], path[SUBPATH_MAX] = "";
         int r;
 
-        if (c->qos_fd < 0 || (!c->full && (s->skip & CPUIDLE_SAMPLER_SLOW_TIER)))
+        if (!c->has_qos || (!c->full && (s->skip & CPUIDLE_SAMPLER_SLOW_TIER)))
                 return 0;
-        r = fileio_pread_once(c->qos_fd, buf, sizeof(buf) - 1);
+        if (c->qos_fd < 0)
+                cpu_subpath(path, cpu, "power/pm_qos_resume_latency_us", 0, NULL);
+        r = pread_file(s, TIER_SLOW, &c->qos_fd, path, buf, sizeof(buf) - 1);
         if (r == -ENODEV || r == -ENOENT)
                 return r;
         if (r >= 0 && cpuidle_parse_resume_latency(buf, &usec) < 0)
@@ -506,8 +695,9 @@ CpuidleSampler *cpuidle_sampler_free(CpuidleSampler *s) {
         if (!s)
                 return NULL;
         for (unsigned cpu = 0; cpu < s->n_cpus; cpu++)
-                cpu_close(&s->cpus[cpu]);
+                cpu_close(s, &s->cpus[cpu]);
         fileio_closep(&s->governor_fd);
+        fileio_closep(&s->cpu_dir_fd);
         if (s->root_fd >= 0)
                 close(s->root_fd);
         free(s);
@@ -518,17 +708,21 @@ void cpuidle_sampler_freep(CpuidleSampler **s) {
         cpuidle_sampler_free(*s);
 }
 
-/* Allocates a sampler with every fd closed.  Returns it or NULL. */
-static CpuidleSampler *sampler_alloc(unsigned n_cpus) {
+/* Allocates a sampler with every fd closed that may hold budget counter
+ * fds.  Returns it or NULL. */
+static CpuidleSampler *sampler_alloc(unsigned n_cpus, unsigned budget) {
         CpuidleSampler *s = calloc(1, sizeof(CpuidleSampler) + (size_t) n_cpus * sizeof(SamplerCpu));
 
         if (!s)
                 return NULL;
         s->root_fd = AT_FDCWD;
         s->governor_fd = -1;
+        s->cpu_dir_fd = -1;
         s->full_every = 1;
         s->full_next = true;
         s->n_cpus = n_cpus;
+        s->budget = budget;
+        budget_plan(s);         /* no limit, or none held until planned */
         for (unsigned cpu = 0; cpu < n_cpus; cpu++) {
                 SamplerCpu *c = &s->cpus[cpu];
                 c->qos_fd = -1;
@@ -540,15 +734,29 @@ static CpuidleSampler *sampler_alloc(unsigned n_cpus) {
 }
 
 int cpuidle_sampler_new(int root_fd, const Topology *t, CpuidleSampler **ret, ErrorInfo *e) {
-        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_alloc(t->n_cpus);
+        return cpuidle_sampler_new_budget(root_fd, t, CPUIDLE_SAMPLER_FDS_UNLIMITED, ret, e);
+}
+
+int cpuidle_sampler_new_budget(int root_fd, const Topology *t, unsigned max_fds, CpuidleSampler **ret, ErrorInfo *e) {
+        unsigned fixed = 2 + (root_fd >= 0);    /* the governor file, the CPU directory, our root dup */
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = NULL;
         int r;
 
+        s = sampler_alloc(t->n_cpus, max_fds == CPUIDLE_SAMPLER_FDS_UNLIMITED ? UINT_MAX :
+                                     max_fds > fixed ? max_fds - fixed : 0);
         if (!s)
                 return -ENOMEM;
         if (root_fd >= 0) {
                 s->root_fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
                 if (s->root_fd < 0)
                         return errinfo_set(e, -errno, "duplicating the root fd: %s", strerror(errno));
+        }
+        /* Files without an fd are opened relative to the CPU directory: a
+         * path walk of 4 components instead of 7. */
+        if (max_fds != CPUIDLE_SAMPLER_FDS_UNLIMITED) {
+                s->cpu_dir_fd = openat(s->root_fd, CPU_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (s->cpu_dir_fd < 0)
+                        return errinfo_set(e, -errno, CPU_DIR ": %s", strerror(errno));
         }
         r = check_governor(s, e);
         if (r < 0)
@@ -561,6 +769,10 @@ int cpuidle_sampler_new(int root_fd, const Topology *t, CpuidleSampler **ret, Er
                 if (r < 0)
                         return r;
         }
+        /* With a budget every file was only opened to see that it is there;
+         * the fds are taken at the reads, in the tiers' order. */
+        s->planned = true;
+        budget_plan(s);
         *ret = s;
         s = NULL;
         return 0;
@@ -581,4 +793,12 @@ const CpuidleStateInfo *cpuidle_sampler_states(const CpuidleSampler *s, unsigned
 
 const char *cpuidle_sampler_governor(const CpuidleSampler *s) {
         return s->governor;
+}
+
+unsigned cpuidle_sampler_fds(const CpuidleSampler *s) {
+        unsigned n = (s->root_fd >= 0) + (s->governor_fd >= 0) + (s->cpu_dir_fd >= 0);
+
+        for (unsigned t = 0; t < _TIER_MAX; t++)
+                n += s->held[t];
+        return n;
 }

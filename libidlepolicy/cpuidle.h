@@ -14,6 +14,7 @@
  *   sys/module/haltpoll/parameters/guest_halt_poll_{ns,grow,grow_start,shrink,allow_shrink}
  */
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -144,12 +145,23 @@ int cpuidle_parse_resume_latency(const char *text, uint32_t *ret);
 const char *cpuidle_format_resume_latency(uint32_t usec, char buf[static 16]);
 
 /* ---- sampler ------------------------------------------------------------
- * Keeps one fd per counter file open and re-reads them with pread().  The fds
+ * Keeps an fd per counter file open and re-reads them with pread().  The fds
  * of a CPU are reopened when a read fails with ENODEV/ENOENT (the directory
  * was recreated, e.g. by a governor switch on a real kernel), and all CPUs are
  * reopened when the governor read at the start of each sample differs from
  * the one seen last time (this also catches recreated directories in a test
- * tree, where old fds stay readable). */
+ * tree, where old fds stay readable).
+ *
+ * Without a budget there are up to six fds per state plus one per CPU:
+ * about 62,000 for 1024 CPUs x 10 states.  With a budget
+ * (cpuidle_sampler_new_budget()) the sampler holds at most that many fds,
+ * given first to the usage files of every state (read at every sample), then
+ * to time/above/below (read when usage moved), then to rejected, disable and
+ * pm_qos_resume_latency_us (only in full samples under a cadence); a file
+ * without an fd is opened, read and closed at each read (a file that is
+ * gone then counts as a stale fd).  The values are the same either way.
+ * The fds are taken at the reads, not at creation, so a sampler built to
+ * replace another (hotplug) holds none until the old one is freed. */
 
 typedef struct CpuidleCpuSample {
         bool online;                /* online and has a cpuidle directory */
@@ -163,13 +175,24 @@ typedef struct CpuidleCpuSample {
 typedef struct CpuidleSampler CpuidleSampler;
 
 /* Opens the counter files of every online CPU in t.  A CPU without a cpuidle
- * directory is kept with n_states = 0 (online = false).  Keeps up to six
- * fds per state plus one per CPU open (about 62,000 for 1024 CPUs x 10 states: the
- * caller raises RLIMIT_NOFILE; -EMFILE otherwise).  root_fd is
+ * directory is kept with n_states = 0 (online = false).  Keeps every counter
+ * file open, without a budget (about 62,000 fds for 1024 CPUs x 10 states:
+ * the caller raises RLIMIT_NOFILE; -EMFILE otherwise).  root_fd is
  * duplicated (AT_FDCWD is kept as is).  Generations are unique within the
  * process, so snapshots from two samplers never look comparable.  Returns 0
  * or a negative errno; *ret untouched on failure. */
 int cpuidle_sampler_new(int root_fd, const Topology *t, CpuidleSampler **ret, ErrorInfo *e);
+
+#define CPUIDLE_SAMPLER_FDS_UNLIMITED UINT_MAX
+/* As cpuidle_sampler_new(), holding at most max_fds fds at any time, the
+ * root fd's duplicate, the governor file and an O_PATH fd of the CPU
+ * directory included (so never fewer than those three; plus one more for a
+ * moment while a file without an fd is read); CPUIDLE_SAMPLER_FDS_UNLIMITED
+ * is cpuidle_sampler_new().  Every file is opened once here to see that it
+ * is there (and closed again).  Returns as cpuidle_sampler_new(). */
+int cpuidle_sampler_new_budget(int root_fd, const Topology *t, unsigned max_fds, CpuidleSampler **ret, ErrorInfo *e);
+/* Returns the number of fds s holds now. */
+unsigned cpuidle_sampler_fds(const CpuidleSampler *s);
 /* Frees s (NULL allowed) and closes its fds.  Returns NULL. */
 CpuidleSampler *cpuidle_sampler_free(CpuidleSampler *s);
 void cpuidle_sampler_freep(CpuidleSampler **s);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -474,6 +475,147 @@ START_TEST(test_sampler_fd_limit) {
 }
 END_TEST
 
+/* ---- the sampler's fd budget --------------------------------------------- */
+
+#define BUDGET_CPUS 4
+#define BUDGET_STATES 10
+
+/* Returns the number of fds this process has open. */
+static unsigned open_fds(void) {
+        unsigned n = 0;
+
+        for (int fd = 0; fd < 4096; fd++)
+                n += fcntl(fd, F_GETFD) >= 0;
+        return n;
+}
+
+/* Asserts that two samples of the same tree hold the same values (the
+ * generations are the samplers' own). */
+static void assert_same_sample(const CpuidleCpuSample *a, const CpuidleCpuSample *b, unsigned n_cpus) {
+        for (unsigned cpu = 0; cpu < n_cpus; cpu++) {
+                ck_assert_int_eq(a[cpu].online, b[cpu].online);
+                ck_assert_uint_eq(a[cpu].n_states, b[cpu].n_states);
+                ck_assert_int_eq(a[cpu].has_resume_latency, b[cpu].has_resume_latency);
+                ck_assert_uint_eq(a[cpu].resume_latency_us, b[cpu].resume_latency_us);
+                for (unsigned k = 0; k < a[cpu].n_states; k++) {
+                        const CpuidleStateCounters *x = &a[cpu].states[k], *y = &b[cpu].states[k];
+                        ck_assert_msg(x->usage == y->usage && x->time_us == y->time_us && x->above == y->above &&
+                                      x->below == y->below && x->rejected == y->rejected && x->disabled == y->disabled,
+                                      "CPU %u state %u: counters differ", cpu, k);
+                }
+        }
+}
+
+/* Reads both samplers after ticks ticks of the tree; asserts the same
+ * values, the same files read and at most budget fds held by the budgeted
+ * one, open_before being the process's fds other than the samplers'. */
+static void read_both(FakeTree *t, CpuidleSampler *full, CpuidleSampler *budgeted, unsigned budget,
+                      unsigned open_before, unsigned ticks) {
+        CpuidleCpuSample a[BUDGET_CPUS], b[BUDGET_CPUS];
+
+        for (unsigned i = 0; i < ticks; i++) {
+                ck_assert_int_eq(faketree_tick(t->fd), 0);
+                read_ok(full, a);
+                read_ok(budgeted, b);
+                assert_same_sample(a, b, BUDGET_CPUS);
+                ck_assert_uint_eq(cpuidle_sampler_files_read(full), cpuidle_sampler_files_read(budgeted));
+                ck_assert_uint_le(cpuidle_sampler_fds(budgeted), budget);
+                ck_assert_uint_le(open_fds() - cpuidle_sampler_fds(full) - open_before, budget);
+        }
+}
+
+/* A budget smaller than the files (4 CPUs x 10 states: 244 files): the same
+ * values as without one, through a governor switch, a CPU going offline
+ * and back, and a knob written by someone else; never more fds held. */
+START_TEST(test_budget_same_values) {
+        static const unsigned budgets[] = { 0, 3, 30, 3 + 40 + 7, 3 + 40 + 120 + 5, 1000 };
+        FakeTreeOptions o = unit_options(BUDGET_CPUS, BUDGET_STATES);
+        FakeTree *t = unit_tree(&o);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *full = sampler_mode(t->fd, _i % _MODE_MAX);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *budgeted = NULL;
+        _cleanup_topology_ Topology *topo = NULL;
+        unsigned budget = budgets[_i / _MODE_MAX], before = open_fds() - cpuidle_sampler_fds(full);
+        ErrorInfo e = {};
+
+        ck_assert_int_eq(topology_load(t->fd, &topo, &e), 0);
+        ck_assert_msg(cpuidle_sampler_new_budget(t->fd, topo, budget, &budgeted, &e) == 0, "%s", e.message);
+        set_mode(budgeted, _i % _MODE_MAX);
+        if (budget < 3)
+                budget = 3;     /* the root fd's duplicate, the governor file, the CPU directory */
+        read_both(t, full, budgeted, budget, before, 3);
+        ck_assert_int_eq(faketree_switch_governor(t->fd, "menu"), 0);
+        read_both(t, full, budgeted, budget, before, 2);
+        ck_assert_int_eq(faketree_write(t->fd, CPU_DIR "/cpu3/cpuidle/state4/disable", "1\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, CPU_DIR "/cpu1/power/pm_qos_resume_latency_us", "n/a\n"), 0);
+        cpuidle_sampler_request_full(full);
+        cpuidle_sampler_request_full(budgeted);
+        read_both(t, full, budgeted, budget, before, 2);
+        ck_assert_int_eq(faketree_set_offline(t->fd, 2), 0);
+        cpuidle_sampler_invalidate(full);
+        cpuidle_sampler_invalidate(budgeted);
+        read_both(t, full, budgeted, budget, before, 2);
+        ck_assert_int_eq(faketree_set_online(t->fd, 2), 0);
+        cpuidle_sampler_invalidate(full);
+        cpuidle_sampler_invalidate(budgeted);
+        read_both(t, full, budgeted, budget, before, 3);
+        if (budget >= 1000)     /* enough for every file: all of them held */
+                ck_assert_uint_eq(cpuidle_sampler_fds(budgeted), cpuidle_sampler_fds(full) + 1);   /* + the CPU directory */
+        else
+                ck_assert_uint_eq(cpuidle_sampler_fds(budgeted), budget);
+}
+END_TEST
+
+/* The fds go to usage first, then time/above/below, then the slow tier: a
+ * budget of the usage files alone keeps a read of usage only (a quiet tree,
+ * partial samples) from opening anything. */
+START_TEST(test_budget_usage_first) {
+        FakeTreeOptions o = unit_options(BUDGET_CPUS, BUDGET_STATES);
+        FakeTree *t = unit_tree(&o);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = NULL;
+        _cleanup_topology_ Topology *topo = NULL;
+        unsigned budget = 3 + BUDGET_CPUS * BUDGET_STATES, before;
+        CpuidleCpuSample out[BUDGET_CPUS];
+        ErrorInfo e = {};
+
+        ck_assert_int_eq(topology_load(t->fd, &topo, &e), 0);
+        ck_assert_int_eq(cpuidle_sampler_new_budget(t->fd, topo, budget, &s, &e), 0);
+        ck_assert_uint_eq(cpuidle_sampler_fds(s), 3);          /* nothing held before the first read */
+        set_mode(s, MODE_PARTIAL);                              /* full: every file read once */
+        ck_assert_uint_eq(cpuidle_sampler_fds(s), budget);
+        before = open_fds();
+        read_ok(s, out);                                        /* partial, nothing moved */
+        ck_assert_uint_eq(cpuidle_sampler_files_read(s), 1 + BUDGET_CPUS * BUDGET_STATES);
+        ck_assert_uint_eq(open_fds(), before);
+        ck_assert_int_eq(faketree_tick(t->fd), 0);
+        read_ok(s, out);                                        /* time/above/below opened and closed */
+        ck_assert_uint_eq(cpuidle_sampler_files_read(s), 1 + BUDGET_CPUS * BUDGET_STATES * 4);
+        ck_assert_uint_eq(cpuidle_sampler_fds(s), budget);
+        ck_assert_uint_eq(open_fds(), before);
+}
+END_TEST
+
+/* A file without an fd that vanished is a stale fd: the CPU is reopened. */
+START_TEST(test_budget_vanished_file) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = NULL;
+        _cleanup_topology_ Topology *topo = NULL;
+        CpuidleCpuSample out[2];
+        ErrorInfo e = {};
+
+        ck_assert_int_eq(topology_load(t->fd, &topo, &e), 0);
+        ck_assert_int_eq(cpuidle_sampler_new_budget(t->fd, topo, 3, &s, &e), 0);
+        read_ok(s, out);
+        uint64_t g = out[1].generation;
+        ck_assert_int_eq(faketree_set_offline(t->fd, 1), 0);
+        read_ok(s, out);                        /* no invalidate: the open fails */
+        ck_assert(out[0].online);
+        ck_assert(!out[1].online);
+        ck_assert_uint_eq(out[1].n_states, 0);
+        ck_assert_uint_gt(out[1].generation, g);
+        ck_assert_uint_eq(cpuidle_sampler_fds(s), 3);
+}
+END_TEST
+
 /* ---- the sampler's cadence ------------------------------------------------ */
 
 #define FLAGS_ALL (CPUIDLE_SAMPLER_SLOW_TIER | CPUIDLE_SAMPLER_USAGE_GATE)
@@ -644,6 +786,7 @@ int main(void) {
         TCase *helpers = unit_tcase(s, "helpers");
         TCase *sampler = unit_tcase(s, "sampler");
         TCase *cadence = unit_tcase(s, "cadence");
+        TCase *budget = unit_tcase(s, "budget");
 
         tcase_add_test(helpers, test_state_lookup);
         tcase_add_test(helpers, test_resume_latency);
@@ -662,6 +805,9 @@ int main(void) {
         tcase_add_loop_test(sampler, test_sampler_cpu_offline_and_back, 0, _MODE_MAX);
         tcase_add_loop_test(sampler, test_sampler_offline_and_no_driver, 0, _MODE_MAX);
         tcase_add_test(sampler, test_sampler_fd_limit);
+        tcase_add_loop_test(budget, test_budget_same_values, 0, 6 * _MODE_MAX);
+        tcase_add_test(budget, test_budget_usage_first);
+        tcase_add_test(budget, test_budget_vanished_file);
         tcase_add_test(cadence, test_cadence_args);
         tcase_add_test(cadence, test_cadence_files_read);
         tcase_add_test(cadence, test_cadence_slow_tier);
