@@ -8,7 +8,7 @@
 #include "fileio.h"
 #include "knob.h"
 #include "manager.h"
-#include "policy-loop.h"
+#include "policy-step.h"
 
 /* Returns buf. */
 char *bus_cpu_path(unsigned cpu, char buf[static 64]) {

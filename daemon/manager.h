@@ -18,7 +18,8 @@
 #include "persist.h"
 #include "plan-enforce.h"
 #include "polkit.h"
-#include "policy-loop.h"
+#include "policy-input.h"
+#include "policy-step.h"
 #include "profile.h"
 #include "sampling.h"
 
@@ -69,6 +70,7 @@ typedef struct Manager {
         Persist persist;
         Overrides *overrides;        /* knobs set by hand */
         PolicyLoop *policy;
+        PolicyInputBuffer policy_input;   /* the step's per-CPU input, reused */
         PlanEnforcer enforcer;
         CpuidleSystem system;        /* read at the last tick */
         Calibration *calibration;    /* the calibration in use, or NULL */
