@@ -93,6 +93,11 @@ void policy_state_calibrate(PolicyState *st, const Calibration *c, unsigned cpu,
         st->misdescribed = cal->misdescribed;
 }
 
+/* The step's next random number: the caller's source, else the loop's. */
+static uint32_t step_random(PolicyLoop *l, const PolicyStepInput *in) {
+        return in->random ? in->random(in->random_userdata) : policy_loop_random(l);
+}
+
 /* Starts cpu's model and plan from the prior. */
 static void cpu_reset(PolicyCpu *c, unsigned n_states) {
         *c = (PolicyCpu) { .active = true, .n_states = n_states, .poll_util = -1 };
@@ -141,7 +146,8 @@ static bool load_stopped(const PolicyCpu *c) {
  * A cap the profile's latency limit set (a halt slower than the limit)
  * stands: that is the profile's word, not a price.
  * Returns true if it set the plan (cap, floor and reasons in c). */
-static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *prof, uint32_t random) {
+static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *prof, PolicyLoop *l,
+                         const PolicyStepInput *in) {
         bool want_only, explore, only;
 
         if (!sys->kvm || !sys->has_poll || !c->has_poll || sys->halt_state >= c->n_states ||
@@ -149,7 +155,7 @@ static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *p
                 return false;
         want_only = c->poll.mode == POLL_MODE_ONLY;
         explore = want_only && c->poll.held_ticks >= prof->hold_ticks &&
-                  (policy_explore_draw(prof, c->poll.success < 1024 ? 1024 - c->poll.success : 0, random) ||
+                  (policy_explore_draw(prof, c->poll.success < 1024 ? 1024 - c->poll.success : 0, step_random(l, in)) ||
                    load_stopped(c));
         only = want_only && !explore;
         for (unsigned k = 0; k < c->n_states; k++)
@@ -164,10 +170,10 @@ static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *p
 /* The plan in force: the policy's [floor, cap] (on KVM the poll
  * economics' one) with the manual settings on top; an end that the
  * manual settings moved says so. */
-static void cpu_effective(PolicyCpu *c, const PolicyCpuInput *in, const PolicySystem *sys, uint32_t random) {
+static void cpu_effective(PolicyLoop *l, PolicyCpu *c, const PolicyStepInput *step, const PolicyCpuInput *in) {
         unsigned n = c->n_states, cap = 0, floor = n;
 
-        if (!cpu_kvm_plan(c, sys, in->profile, random)) {
+        if (!cpu_kvm_plan(c, &l->sys, in->profile, l, step)) {
                 cpu_plan_enabled(&c->plan, &c->tick, c->allowed);
                 c->cap = c->plan.cap;
                 c->floor = c->plan.floor;
@@ -249,7 +255,7 @@ static void cpu_learn(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in) {
         policy_evidence(&c->tick, enabled, ev);
         policy_model_params(ci->profile, &mp);
         (void) model_cpu_learn(&c->model, ev, enabled, &mp);
-        (void) policy_decide_cpu(ci->profile, &c->model, &c->tick, policy_loop_random(l), &c->plan);
+        (void) policy_decide_cpu(ci->profile, &c->model, &c->tick, step_random(l, in), &c->plan);
         cpu_poll(c, in, ci->profile, &l->sys);
         c->fresh = true;
 }
@@ -264,7 +270,7 @@ static bool cpu_settle(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in) {
 
         if (!c->fresh)
                 return false;
-        cpu_effective(c, ci, &l->sys, policy_loop_random(l));
+        cpu_effective(l, c, in, ci);
         plan_reason_format(c, ci->profile, &l->sys, ci->info);
         c->settled = true;
         return first || c->cap != old_cap || c->floor != old_floor;

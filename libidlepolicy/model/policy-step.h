@@ -84,6 +84,12 @@ typedef struct PolicyStepInput {
         const CpuidleSystem *system;      /* driver, governor(s), haltpoll parameters */
         const Calibration *calibration;   /* NULL: not calibrated */
         bool governor_manual;             /* the governor was set by hand: no opinion on it */
+        /* Where the step's random numbers come from (uniform 32 bits);
+         * NULL: the loop's own generator.  Drawn once per fresh CPU for its
+         * decision, and once more only when a CPU that polls only may
+         * explore. */
+        uint32_t (*random)(void *userdata);
+        void *random_userdata;
 } PolicyStepInput;
 
 /* Called for each CPU whose plan in force moved (cap or floor). */
