@@ -8,18 +8,6 @@
 
 #include "policy-step.h"
 
-const char *poll_mode_to_string(PollMode m) {
-        switch (m) {
-        case POLL_MODE_NONE:
-                return "none";
-        case POLL_MODE_WINDOW:
-                return "window";
-        case POLL_MODE_ONLY:
-                return "poll-only";
-        }
-        return "?";
-}
-
 /* Finds the polling state and the first halt state after it in the state
  * table of the first valid CPU.  Returns true if both exist. */
 static bool find_poll_states(const PolicyStepInput *in, unsigned *ret_poll, unsigned *ret_halt) {

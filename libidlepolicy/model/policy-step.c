@@ -74,25 +74,6 @@ const PolicyCpu *policy_loop_cpu(const PolicyLoop *l, unsigned cpu) {
         return &l->cpus[cpu];
 }
 
-const CalibrationState *policy_calibrated_state(const Calibration *c, unsigned cpu, unsigned k, const char *name) {
-        const CalibrationState *st;
-
-        if (!c || cpu >= c->n_cpus || k >= c->cpus[cpu].n_states)
-                return NULL;
-        st = &c->cpus[cpu].states[k];
-        return st->measured && strcmp(st->name, name) == 0 ? st : NULL;
-}
-
-void policy_state_calibrate(PolicyState *st, const Calibration *c, unsigned cpu, unsigned k, const char *name) {
-        const CalibrationState *cal = policy_calibrated_state(c, cpu, k, name);
-
-        if (!cal)
-                return;
-        st->real_latency_us = cal->wakeup_us;
-        st->real_residency_us = calibration_breakeven_us(cal, st->residency_us);
-        st->misdescribed = cal->misdescribed;
-}
-
 /* The step's next random number: the caller's source, else the loop's. */
 static uint32_t step_random(PolicyLoop *l, const PolicyStepInput *in) {
         return in->random ? in->random(in->random_userdata) : policy_loop_random(l);

@@ -150,5 +150,3 @@ void policy_system_decide(PolicyLoop *l, const PolicyStepInput *in);
  * (plan-reason.c).  names[k] are the states' names. */
 void plan_reason_format(PolicyCpu *c, const Profile *prof, const PolicySystem *sys, const CpuidleStateInfo *info);
 
-/* "none", "window", "poll-only". */
-const char *poll_mode_to_string(PollMode m);
