@@ -752,7 +752,7 @@ int faketree_set_online(int root_fd, unsigned cpu) {
 }
 
 int faketree_switch_governor(int root_fd, const char *governor) {
-        char dir[128], old[128];
+        char dir[128], old[128], new[128];
         CpuSet online;
         int r = check_fake_root(root_fd);
 
@@ -766,11 +766,16 @@ int faketree_switch_governor(int root_fd, const char *governor) {
         CPUSET_FOREACH(c, &online) {
                 snprintf(dir, sizeof(dir), CPU_DIR "/cpu%d/cpuidle", c);
                 snprintf(old, sizeof(old), CPU_DIR "/cpu%d/cpuidle.old", c);
+                snprintf(new, sizeof(new), CPU_DIR "/cpu%d/cpuidle.new", c);
                 if (!exists_at(root_fd, dir))
                         continue;
+                /* Gone for a moment, then back whole (as sysfs recreates
+                 * it): a reader never sees a half-copied file. */
                 if (renameat(root_fd, dir, root_fd, old) < 0)
                         return -errno;
-                r = copy_tree(root_fd, old, dir);
+                r = copy_tree(root_fd, old, new);
+                if (r >= 0 && renameat(root_fd, new, root_fd, dir) < 0)
+                        r = -errno;
                 if (r >= 0)
                         r = faketree_rm_rf(root_fd, old);
                 if (r < 0)

@@ -94,5 +94,7 @@ int faketree_set_online(int root_fd, unsigned cpu);
 int faketree_write_states(int root_fd, unsigned cpu, const FakeState *states, unsigned n, bool old_kernel);
 /* Simulates a governor switch: writes current_governor(_ro) and recreates
  * every online CPU's cpuidle directory with the same content (new inodes:
- * fds opened before keep showing the old files). */
+ * fds opened before keep showing the old files).  Each directory is gone
+ * for a moment and comes back whole (built aside, then renamed in place),
+ * as sysfs recreates it: a reader finds it missing or complete. */
 int faketree_switch_governor(int root_fd, const char *governor);
