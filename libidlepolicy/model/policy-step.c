@@ -261,8 +261,8 @@ void policy_loop_tick(PolicyLoop *l, const PolicyStepInput *in, PlanChangedFunc 
         unsigned n = l->n_cpus < in->n_cpus ? l->n_cpus : in->n_cpus;
 
         policy_system_facts(l, in);
-        for (unsigned cpu = 0; cpu < n; cpu++) {
-                if (in->cpus[cpu].online)
+        for (unsigned cpu = 0; cpu < l->n_cpus; cpu++) {
+                if (cpu < n && in->cpus[cpu].online)
                         cpu_learn(l, cpu, in);
                 else
                         l->cpus[cpu].active = l->cpus[cpu].fresh = false;
