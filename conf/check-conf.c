@@ -2,10 +2,12 @@
 /* Parses the shipped configuration with the daemon's own parser and checks
  * that it says exactly what the built-in defaults say.
  * Usage: check-conf FILE */
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 
@@ -21,22 +23,23 @@ static bool config_equal(const Config *a, const Config *b) {
 int main(int argc, char **argv) {
         ErrorInfo e = {};
         Config c, defaults;
-        FILE *f;
-        int r;
+        int dir_fd, r;
 
         if (argc != 2) {
                 fprintf(stderr, "Usage: %s FILE\n", argv[0]);
                 return EXIT_FAILURE;
         }
-        f = fopen(argv[1], "re");
-        if (!f) {
-                perror(argv[1]);
+        /* config_load() takes a path relative to a directory. */
+        dir_fd = argv[1][0] == '/' ? open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : AT_FDCWD;
+        if (dir_fd == -1) {
+                perror("/");
                 return EXIT_FAILURE;
         }
         config_init(&c);
         config_init(&defaults);
-        r = config_load(f, argv[1], &c, &e);
-        fclose(f);
+        r = config_load(dir_fd, argv[1] + strspn(argv[1], "/"), argv[1], &c, &e);
+        if (dir_fd >= 0)
+                close(dir_fd);
         if (r < 0) {
                 fprintf(stderr, "not ok 1 - %s: %s\n", argv[1], e.message);
                 return EXIT_FAILURE;

@@ -67,3 +67,17 @@ int write_file_atomic(int dir_fd, const char *name, const char *text) {
         }
         return fsync(dir_fd) < 0 ? -errno : 0;
 }
+
+/* Returns 0 or a negative errno. */
+int path_open_base(const char *path, int *ret_dir_fd, const char **ret_rel) {
+        int fd = AT_FDCWD;
+
+        if (path[0] == '/') {
+                fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (fd < 0)
+                        return -errno;
+        }
+        *ret_dir_fd = fd;
+        *ret_rel = path + strspn(path, "/");
+        return 0;
+}

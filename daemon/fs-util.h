@@ -2,7 +2,9 @@
 #pragma once
 
 /* File system helpers of the daemon's own directories (the runtime and
- * state directories): creating them, replacing a file atomically. */
+ * state directories): creating them, replacing a file atomically; and
+ * handing a path given on the command line to the fileio helpers, which
+ * take relative paths only. */
 
 #include <stddef.h>
 
@@ -17,3 +19,9 @@ int write_all(int fd, const char *buf, size_t len);
  * over name, and the directory fsync'ed.  Returns 0 or a negative errno
  * (the old file stays). */
 int write_file_atomic(int dir_fd, const char *name, const char *text);
+
+/* Splits path for the fileio helpers: an absolute path becomes "/" (opened
+ * into *ret_dir_fd, to be closed) and the rest (*ret_rel points into path,
+ * past the leading slashes); a relative one AT_FDCWD and path itself.
+ * Returns 0 or a negative errno. */
+int path_open_base(const char *path, int *ret_dir_fd, const char **ret_rel);

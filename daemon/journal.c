@@ -22,6 +22,8 @@
 #define JOURNAL_TMP_FILE JOURNAL_FILE ".tmp"
 #define JOURNAL_HEADER "# idlepolicyd restore journal v1 root="
 #define JOURNAL_MAX_ENTRIES 100000
+/* 100000 lines of at most KNOB_PATH_MAX + KNOB_VALUE_MAX + 2 bytes, and the header. */
+#define JOURNAL_FILE_MAX (16 * 1024 * 1024)
 
 /* A knob whose state directory is missing while its CPU is online is in the
  * middle of a governor switch (which removes and recreates every CPU's state
@@ -615,6 +617,19 @@ const char *journal_original(const Journal *j, const char *path) {
         return k >= 0 ? j->entries[k].value : NULL;
 }
 
+/* A journal that cannot be trusted (a symbolic link, not a regular file,
+ * not the daemon's own, too large, unreadable) is never read: it is moved
+ * aside to JOURNAL_REJECTED_FILE for the administrator and the daemon
+ * starts with an empty one.  Returns 0, or a negative errno when it cannot
+ * even be moved (logged; the daemon then cannot journal safely). */
+static int journal_reject(Journal *j, int error) {
+        log_error("Refusing restore journal %s: %s; moving it aside to %s, the knobs it lists are not put back.",
+                  j->path, fileio_error_reason(error), JOURNAL_REJECTED_FILE);
+        if (renameat(j->dir_fd, JOURNAL_FILE, j->dir_fd, JOURNAL_REJECTED_FILE) < 0)
+                return log_error_errno(errno, "Failed to move %s aside: %m", j->path);
+        return journal_sync_dir(j) < 0 ? -EIO : 0;
+}
+
 /* Returns the number of knobs found, -EXDEV, or a negative errno. */
 int journal_replay(Journal *j, int root_fd) {
         _cleanup_free_ char *text = NULL;
@@ -624,11 +639,14 @@ int journal_replay(Journal *j, int root_fd) {
         int r;
 
         (void) unlinkat(j->dir_fd, JOURNAL_TMP_FILE, 0);
-        r = fileio_read_alloc_at(j->dir_fd, JOURNAL_FILE, &text, &size);
+        r = fileio_read_regular_at(j->dir_fd, JOURNAL_FILE, JOURNAL_FILE_MAX, FILEIO_NOFOLLOW | FILEIO_OWNER_EUID,
+                                   &text, &size);
         if (r == -ENOENT)
                 return 0;
+        if (r == -ENOMEM)
+                return r;
         if (r < 0)
-                return log_error_errno(r, "Failed to read restore journal %s: %m", j->path);
+                return journal_reject(j, r);
         r = journal_load(j, text);
         if (r < 0) {
                 journal_clear_entries(j);

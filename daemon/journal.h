@@ -26,6 +26,7 @@
 
 #define JOURNAL_FILE "restore.journal"
 #define JOURNAL_LOCK_FILE "idlepolicyd.lock"
+#define JOURNAL_REJECTED_FILE "restore.journal.rejected"
 
 typedef struct JournalEntry {
         char *path;              /* relative to the root */
@@ -52,6 +53,9 @@ void journal_freep(Journal **j);
  * is still missing after the wait (see journal_restore) is gone for good
  * here and forgotten.  Returns the number of knobs found (0: no journal),
  * -EXDEV if it was written for another root (the file is left alone),
+ * 0 for a journal that is a symbolic link, not a regular file, not owned
+ * by the daemon's user or larger than 16 MiB (logged; never read, moved
+ * aside to JOURNAL_REJECTED_FILE),
  * -EINTR if SIGTERM or SIGINT arrived meanwhile (the knobs not yet put back
  * stay in the file, none in memory), or another negative errno.  Restore
  * failures are logged and keep their entries, they do not fail the call. */

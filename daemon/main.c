@@ -150,8 +150,9 @@ static int check_args(const Args *a, char **ret_root) {
         return 0;
 }
 
-/* Starts the manager and runs the loop.  Knobs are put back whatever
- * happened once the manager has started.  Returns 0 or a negative errno. */
+/* Starts the manager and runs the loop (not when SIGTERM came during
+ * start-up).  Knobs are put back whatever happened once the manager has
+ * started.  Returns 0 or a negative errno. */
 static int run(const Args *a, const char *root) {
         _cleanup_(manager_freep) Manager *m = NULL;
         ManagerOptions o = {
@@ -171,7 +172,7 @@ static int run(const Args *a, const char *root) {
         if (r < 0)
                 return r;
         r = manager_start(m);
-        if (r >= 0) {
+        if (r == 0) {
                 (void) sd_notify(false, "READY=1\nSTATUS=Running.");
                 r = sd_event_loop(m->event);
                 if (r < 0)

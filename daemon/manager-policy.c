@@ -8,6 +8,7 @@
 
 #include "build-config.h"
 #include "bus-manager.h"
+#include "exit-request.h"
 #include "fileio.h"
 #include "log.h"
 #include "macro.h"
@@ -101,7 +102,7 @@ static int load_calibration(Manager *m) {
         return 1;
 }
 
-/* Returns 0 or -ENOMEM (logged). */
+/* Returns 0, 1 if an exit signal came (logged), or -ENOMEM (logged). */
 int manager_policy_start(Manager *m) {
         int r;
 
@@ -112,8 +113,12 @@ int manager_policy_start(Manager *m) {
         if (r < 0)
                 return log_oom();
         r = load_state(m);
-        if (r >= 0)
-                r = load_calibration(m);
+        if (r < 0)
+                return r;
+        /* Up to PERSIST_CALIBRATION_MAX of JSON to parse. */
+        if (exit_requested_during_start())
+                return 1;
+        r = load_calibration(m);
         if (r < 0)
                 return r;
         r = policy_loop_new(m->sampling->topology->n_cpus, (uint64_t) time(NULL) ^ ((uint64_t) getpid() << 32), &m->policy);

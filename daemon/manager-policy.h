@@ -23,7 +23,8 @@ int manager_policy_init(Manager *m, const ManagerOptions *o);
 void manager_policy_free(Manager *m);
 
 /* Loads the profiles, the persisted profile and mode, the calibration,
- * and sets up the model for the online CPUs.  Returns 0 or -ENOMEM. */
+ * and sets up the model for the online CPUs.  Returns 0, 1 if an exit
+ * signal came in between (logged, see exit-request.h), or -ENOMEM. */
 int manager_policy_start(Manager *m);
 
 /* Once the bus is up: the first-start calibration, if configured and

@@ -15,7 +15,9 @@
 #include "bus-error.h"
 #include "bus-manager.h"
 #include "cpupower-check.h"
+#include "exit-request.h"
 #include "fileio.h"
+#include "fs-util.h"
 #include "knob.h"
 #include "log.h"
 #include "macro.h"
@@ -25,24 +27,26 @@
 /* Ticks are not coalesced with other timers by more than this. */
 #define TICK_ACCURACY_USEC 1000
 
-/* Loads path over the defaults.  A missing file is fine unless it was asked
+/* Loads path over the defaults (config_load: a regular file, a symlink to
+ * one is fine, never blocking).  A missing file is fine unless it was asked
  * for explicitly.  Returns 0 or a negative errno (logged). */
 static int manager_load_config(const char *path, bool explicit, Config *ret) {
-        _cleanup_(fclosep_) FILE *f = NULL;
+        _cleanup_close_ int dir_fd = -1;
+        const char *rel;
         ErrorInfo e = {};
         Config c;
         int r;
 
         config_init(&c);
-        f = fopen(path, "re");
-        if (!f && errno == ENOENT && !explicit) {
+        r = path_open_base(path, &dir_fd, &rel);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open the directory of configuration file %s: %m", path);
+        r = config_load(dir_fd, rel, path, &c, &e);
+        if (r == -ENOENT && !explicit) {
                 log_debug("No configuration file %s, using the defaults.", path);
                 *ret = c;
                 return 0;
         }
-        if (!f)
-                return log_error_errno(errno, "Failed to open configuration file %s: %m", path);
-        r = config_load(f, path, &c, &e);
         if (r == -ENOMEM)
                 return log_oom();
         if (r < 0)
@@ -348,8 +352,8 @@ static int manager_connect_bus(Manager *m) {
         return 0;
 }
 
-/* Opens the journal and puts back what a killed run left.  Returns 0 or a
- * negative errno (logged). */
+/* Opens the journal and puts back what a killed run left.  Returns 0, 1 if
+ * an exit signal interrupted the replay, or a negative errno (logged). */
 static int manager_setup_journal(Manager *m) {
         int r;
 
@@ -359,8 +363,11 @@ static int manager_setup_journal(Manager *m) {
         r = journal_replay(m->journal, m->root_fd);
         if (r == -EXDEV)
                 return log_error_errno(r, "Refusing to start with a restore journal of another root in %s.", m->runtime_dir);
-        if (r == -EINTR)
-                log_info("Received an exit signal while replaying the restore journal, stopping.");
+        if (r == -EINTR) {
+                log_info("Received SIG%s while replaying the restore journal, stopping.",
+                         sigabbrev_np(exit_request_signal()) ?: "TERM");
+                return 1;
+        }
         return r < 0 ? r : 0;
 }
 
@@ -389,21 +396,29 @@ static int manager_setup_sampling(Manager *m) {
         return manager_sample(m);
 }
 
-/* Returns 0 or a negative errno (logged). */
+/* Returns 0, 1 if an exit signal came during start-up (logged), or a
+ * negative errno (logged). */
 int manager_start(Manager *m) {
+        /* Each may take a while on a large machine or with a large journal:
+         * a pending SIGTERM is honoured between them. */
+        static int (*const phases[])(Manager *m) = {
+                manager_setup_event,
+                manager_setup_journal,
+                manager_setup_sampling,
+                manager_policy_start,
+                manager_connect_bus,
+        };
         int r;
 
-        r = manager_setup_event(m);
-        if (r >= 0)
-                r = manager_setup_journal(m);
-        if (r >= 0)
-                r = manager_setup_sampling(m);
-        if (r >= 0)
-                r = manager_policy_start(m);
-        if (r >= 0)
-                r = manager_connect_bus(m);
-        if (r < 0)
-                return r;
+        for (size_t i = 0; i < ELEMENTSOF(phases); i++) {
+                if (exit_requested_during_start())
+                        return 1;
+                r = phases[i](m);
+                if (r != 0)
+                        return r;
+        }
+        if (exit_requested_during_start())
+                return 1;
         manager_policy_started(m);
         log_info("idlepolicyd %s running on %s, %u CPU(s), tick %" PRIu64 " us, journal in %s.",
                  PACKAGE_VERSION, m->root, cpuset_count(&m->sampling->topology->present), m->tick_usec, m->runtime_dir);

@@ -86,7 +86,10 @@ Manager *manager_free(Manager *m);
 void manager_freep(Manager **m);
 
 /* Takes the journal (replaying a left-over one), opens the counters, sets
- * up the event sources and the bus.  Returns 0 or a negative errno (logged). */
+ * up the event sources and the bus.  A SIGTERM or SIGINT pending between
+ * these steps (exit-request.h) stops start-up: manager_stop() then puts
+ * back what was done.  Returns 0 (running), 1 (an exit signal came during
+ * start-up; logged) or a negative errno (logged). */
 int manager_start(Manager *m);
 
 /* Puts every changed knob back before exit.  Returns 0 or -EIO (logged;

@@ -39,28 +39,31 @@ void persist_done(Persist *p) {
         *p = PERSIST_NULL;
 }
 
-/* Reads dir/name.  Returns 1 and *ret, 0 if missing or unreadable
- * (logged), -EBADMSG for a file that is not text of a sane size, -ENOMEM. */
-static int read_file(const Persist *p, const char *name, char **ret) {
-        _cleanup_free_ char *text = NULL;
-        size_t size;
+/* Reads dir/name (see persist.h: a regular file, not a symlink, of at
+ * most max bytes of text).  Returns 1 and *ret, 0 if missing or unreadable
+ * (logged), -ENOMEM, or -EINVAL with e saying why the file is not one the
+ * daemon wrote (a fileio_read_regular_at() reason). */
+static int read_file(const Persist *p, const char *name, size_t max, char **ret, ErrorInfo *e) {
         int r;
 
         if (p->dir_fd < 0)
                 return 0;
-        r = fileio_read_alloc_at(p->dir_fd, name, &text, &size);
-        if (r == -ENOENT)
+        r = fileio_read_regular_at(p->dir_fd, name, max, FILEIO_NOFOLLOW, ret, NULL);
+        switch (r) {
+        case 0:
+                return 1;
+        case -ENOENT:
                 return 0;
-        if (r == -ENOMEM)
+        case -ENOMEM:
                 return r;
-        if (r < 0) {
+        case -EFBIG:
+                return errinfo_set(e, -EINVAL, "larger than the limit of %zu bytes", max);
+        case -EBADFD: case -ELOOP: case -EBADMSG:
+                return errinfo_set(e, -EINVAL, "%s", fileio_error_reason(r));
+        default:
                 log_warning_errno(r, "Failed to read %s/%s: %m, ignoring", p->dir, name);
                 return 0;
         }
-        if (size > PERSIST_FILE_MAX || strlen(text) != size)
-                return -EBADMSG;
-        *ret = TAKE_PTR(text);
-        return 1;
 }
 
 /* Fills s from the object root.  Returns 0 or -EINVAL with e set. */
@@ -89,7 +92,7 @@ int persist_load_state(const Persist *p, PersistedState *ret) {
         PersistedState s;
         int r;
 
-        r = read_file(p, PERSIST_STATE_FILE, &text);
+        r = read_file(p, PERSIST_STATE_FILE, PERSIST_STATE_MAX, &text, &e);
         if (r == 0 || r == -ENOMEM)
                 return r;
         root = r > 0 ? json_loads(text, JSON_REJECT_DUPLICATES, &err) : NULL;
@@ -97,8 +100,6 @@ int persist_load_state(const Persist *p, PersistedState *ret) {
                 r = state_from_json(root, &s, &e);
         else if (r > 0)
                 r = errinfo_set(&e, -EINVAL, "%d:%d: %s", err.line, err.column, err.text);
-        else
-                r = errinfo_set(&e, -EINVAL, "not a text file");
         json_decref(root);
         if (r < 0)
                 return log_warning_errno(r, "%s/%s: %s: the state file is corrupt, using the defaults.",
@@ -139,10 +140,10 @@ int persist_load_calibration(const Persist *p, Calibration **ret) {
         ErrorInfo e = {};
         int r;
 
-        r = read_file(p, PERSIST_CALIBRATION_FILE, &text);
-        if (r == -EBADMSG)
-                return log_warning_errno(EINVAL, "%s/%s: not a text file: the calibration is corrupt, ignoring it.",
-                                         p->dir, PERSIST_CALIBRATION_FILE);
+        r = read_file(p, PERSIST_CALIBRATION_FILE, PERSIST_CALIBRATION_MAX, &text, &e);
+        if (r == -EINVAL)
+                return log_warning_errno(r, "%s/%s: %s: the calibration is corrupt, ignoring it.",
+                                         p->dir, PERSIST_CALIBRATION_FILE, e.message);
         if (r <= 0)
                 return r;
         if (asprintf(&path, "%s/%s", p->dir, PERSIST_CALIBRATION_FILE) < 0) {
@@ -165,5 +166,8 @@ int persist_save_calibration(const Persist *p, const Calibration *c) {
         r = calibration_to_json(c, &text);
         if (r < 0)
                 return log_warning_errno(r, "Failed to serialise the calibration: %m");
+        if (strlen(text) > PERSIST_CALIBRATION_MAX)
+                return log_warning_errno(EFBIG, "Not saving the calibration: %zu bytes are more than the %zu that are read back.",
+                                         strlen(text), PERSIST_CALIBRATION_MAX);
         return save_text(p, PERSIST_CALIBRATION_FILE, text);
 }

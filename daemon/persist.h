@@ -6,7 +6,10 @@
  *   state.json         {"profile": "balanced", "mode": "enforce"}
  *   calibration.json   the last calibration (calibration.h)
  *
- * A file that cannot be parsed is reported and treated as missing; nothing
+ * The daemon writes both itself, atomically (fs-util.h), so each must be a
+ * regular file, not a symbolic link, of text within its limit; they are
+ * opened without blocking.  A file that is not, or cannot be parsed, is
+ * reported with its path and the reason and treated as missing; nothing
  * here is ever fatal. */
 
 #include <stdbool.h>
@@ -17,7 +20,13 @@
 
 #define PERSIST_STATE_FILE "state.json"
 #define PERSIST_CALIBRATION_FILE "calibration.json"
-#define PERSIST_FILE_MAX (16 * 1024 * 1024)
+/* The largest files read.  state.json holds two short strings.  A
+ * calibration of 1024 CPUs with 10 states and 16-point curves each is
+ * 48 MB as calibration_to_json() writes it (JSON_INDENT(8)), 51 MB with
+ * every number at its widest: 64 MiB leaves a quarter of margin there;
+ * a larger calibration is not saved (logged). */
+#define PERSIST_STATE_MAX ((size_t) 64 * 1024)
+#define PERSIST_CALIBRATION_MAX ((size_t) 64 * 1024 * 1024)
 
 typedef struct PersistedState {
         char profile[PROFILE_NAME_MAX];   /* "" = not set */
@@ -37,17 +46,20 @@ typedef struct Persist {
 int persist_open(Persist *p, const char *dir);
 void persist_done(Persist *p);
 
-/* Loads state.json into *ret.  Returns 1 if loaded, 0 if there is none, or
- * -EINVAL for a corrupt file (logged; the caller writes its defaults over
- * it), -ENOMEM. */
+/* Loads state.json into *ret.  Returns 1 if loaded, 0 if there is none (or
+ * it cannot be read: logged), or -EINVAL for a corrupt file (not a regular
+ * file, a symlink, too large, not text, bad JSON: logged; the caller writes
+ * its defaults over it), -ENOMEM. */
 int persist_load_state(const Persist *p, PersistedState *ret);
 
 /* Writes state.json.  Returns 0 or a negative errno (logged). */
 int persist_save_state(const Persist *p, const PersistedState *s);
 
-/* Loads calibration.json.  Returns 1 and *ret, 0 if there is none, -EINVAL
- * for a corrupt file (logged), -ENOMEM. */
+/* Loads calibration.json.  Returns 1 and *ret, 0 if there is none (or it
+ * cannot be read: logged), -EINVAL for a corrupt file (as for state.json,
+ * logged), -ENOMEM. */
 int persist_load_calibration(const Persist *p, Calibration **ret);
 
-/* Writes calibration.json.  Returns 0 or a negative errno (logged). */
+/* Writes calibration.json.  Returns 0 or a negative errno (logged; -EFBIG:
+ * larger than PERSIST_CALIBRATION_MAX, it could not be read back). */
 int persist_save_calibration(const Persist *p, const Calibration *c);

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -24,35 +23,6 @@ static int scandir_filter(const struct dirent *d) {
         return json_file_name(d->d_name);
 }
 
-/* Reads dir/name (a regular file of at most PROFILE_FILE_MAX bytes) into a
- * malloc'ed string.  Returns 0 or a negative errno. */
-static int read_profile_text(int dir_fd, const char *name, char **ret) {
-        _cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        _cleanup_free_ char *text = NULL;
-        struct stat st;
-        ssize_t n;
-
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-        if (st.st_size > PROFILE_FILE_MAX)
-                return -EFBIG;
-        text = malloc((size_t) st.st_size + 1);
-        if (!text)
-                return -ENOMEM;
-        n = read(fd, text, (size_t) st.st_size);
-        if (n < 0)
-                return -errno;
-        text[n] = '\0';
-        if (strlen(text) != (size_t) n)
-                return -EBADMSG;
-        *ret = TAKE_PTR(text);
-        return 0;
-}
-
 /* Parses dir/name into p.  Returns 0, -ENOMEM, or another negative errno
  * (logged with the path and key). */
 static int load_one(int dir_fd, const char *dir, const char *name, Profile *p) {
@@ -64,11 +34,13 @@ static int load_one(int dir_fd, const char *dir, const char *name, Profile *p) {
                 path = NULL;
                 return -ENOMEM;
         }
-        r = read_profile_text(dir_fd, name, &text);
+        /* The administrator may link a profile from elsewhere: symlinks are
+         * followed, to a regular file. */
+        r = fileio_read_regular_at(dir_fd, name, PROFILE_FILE_MAX, 0, &text, NULL);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                return log_error_errno(r, "Failed to read profile %s: %m", path);
+                return log_error_errno(r, "Failed to read profile %s: %s", path, fileio_error_reason(r));
         r = profile_parse(text, path, p, &e);
         if (r == -ENOMEM)
                 return r;

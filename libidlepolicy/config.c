@@ -8,8 +8,6 @@
 #include "config.h"
 #include "fileio.h"
 
-#define CONFIG_FILE_MAX (1024 * 1024)
-
 static const char *const log_level_names[] = {
         [LOG_LEVEL_ERR] = "err",
         [LOG_LEVEL_WARNING] = "warning",
@@ -185,16 +183,17 @@ int config_parse(const char *text, const char *filename, Config *c, ErrorInfo *e
         return parse_buffer(text, strlen(text), filename, c, e);
 }
 
-int config_load(FILE *f, const char *filename, Config *c, ErrorInfo *e) {
-        _cleanup_free_ char *buf = malloc(CONFIG_FILE_MAX + 1);
+int config_load(int dir_fd, const char *path, const char *filename, Config *c, ErrorInfo *e) {
+        _cleanup_free_ char *text = NULL;
         size_t len;
+        int r;
 
-        if (!buf)
-                return -ENOMEM;
-        len = fread(buf, 1, CONFIG_FILE_MAX + 1, f);
-        if (ferror(f))
-                return errinfo_set(e, -EIO, "%s: read error", filename);
-        if (len > CONFIG_FILE_MAX)
-                return errinfo_set(e, -EFBIG, "%s: larger than %d bytes", filename, CONFIG_FILE_MAX);
-        return parse_buffer(buf, len, filename, c, e);
+        r = fileio_read_regular_at(dir_fd, path, CONFIG_FILE_MAX, 0, &text, &len);
+        if (r == -ENOMEM)
+                return r;
+        if (r == -EFBIG)
+                return errinfo_set(e, r, "%s: larger than the limit of %d bytes", filename, CONFIG_FILE_MAX);
+        if (r < 0)
+                return errinfo_set(e, r, "%s: %s", filename, fileio_error_reason(r));
+        return parse_buffer(text, len, filename, c, e);
 }

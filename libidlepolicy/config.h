@@ -57,8 +57,19 @@ void config_init(Config *c);
  * between 10000 and 3600000000" and leaves *c unchanged. */
 int config_parse(const char *text, const char *filename, Config *c, ErrorInfo *e);
 
-/* Reads the file through an open FILE* and parses it (see config_parse). */
-int config_load(FILE *f, const char *filename, Config *c, ErrorInfo *e);
+/* The largest configuration file read: 64 KiB (the file is a few hundred
+ * bytes). */
+#define CONFIG_FILE_MAX (64 * 1024)
+
+/* Reads the file dir_fd/path and parses it (see config_parse); filename
+ * names it in messages.  The file is opened without blocking and must be
+ * a regular file (a symbolic link to one is fine) of text of at most
+ * CONFIG_FILE_MAX bytes.  On failure returns a negative errno with e like
+ * "FILE: not a regular file" and leaves *c unchanged: -ENOENT (missing),
+ * -EBADFD (not a regular file: a FIFO, a device, a directory), -EFBIG,
+ * -EBADMSG (a NUL byte), another errno of the read, -EINVAL (bad content,
+ * see config_parse) or -ENOMEM. */
+int config_load(int dir_fd, const char *path, const char *filename, Config *c, ErrorInfo *e);
 
 /* Returns "observe" or "enforce"; NULL for an invalid mode. */
 const char *daemon_mode_to_string(DaemonMode m);

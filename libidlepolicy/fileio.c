@@ -2,11 +2,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileio.h"
+
+/* The first bytes read for a file whose size is unknown (/proc: 0). */
+#define READ_CHUNK 4096
 
 void freep(void *p) {
         free(*(void **) p);
@@ -23,39 +28,83 @@ static void strip_newline(char *buf, size_t *len) {
                 buf[--*len] = '\0';
 }
 
-/* Returns the fd, or -EINVAL for an absolute or empty path, or -errno. */
-int fileio_open_at(int dirfd, const char *path) {
-        if (!path || path[0] == '\0' || path[0] == '/')
+static bool path_valid(const char *path) {
+        return path && path[0] != '\0' && path[0] != '/';
+}
+
+/* Classifies a file that open() refused with ENXIO (a socket, a FIFO
+ * without a reader when writing).  Returns -EBADFD if it is not a regular
+ * file, else -ENXIO. */
+static int enxio_reason(int dirfd, const char *path, int open_flags) {
+        struct stat st;
+
+        if (fstatat(dirfd, path, &st, (open_flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0) >= 0 && !S_ISREG(st.st_mode))
+                return -EBADFD;
+        return -ENXIO;
+}
+
+/* Opens dirfd/path with open_flags | O_NONBLOCK|O_NOCTTY|O_CLOEXEC, so
+ * that nothing blocks (a FIFO, a device), and fstat()s it into *ret_st.
+ * Returns the fd, -EINVAL for an absolute or empty path, -EBADFD if it is
+ * not a regular file, or -errno. */
+static int open_regular(int dirfd, const char *path, int open_flags, struct stat *ret_st) {
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        if (!path_valid(path))
                 return -EINVAL;
-        int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        return fd < 0 ? -errno : fd;
+        fd = openat(dirfd, path, open_flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENXIO ? enxio_reason(dirfd, path, open_flags) : -errno;
+        if (fstat(fd, ret_st) < 0)
+                return -errno;
+        if (!S_ISREG(ret_st->st_mode))
+                return -EBADFD;
+        r = fd;
+        fd = -1;
+        return r;
+}
+
+/* Returns the fd, or -EINVAL for an absolute or empty path, -EBADFD, or -errno. */
+int fileio_open_at(int dirfd, const char *path) {
+        struct stat st;
+
+        return open_regular(dirfd, path, O_RDONLY, &st);
+}
+
+/* The one pread() loop: reads fd from offset len into buf until room
+ * bytes are there or the file ends (retrying on EINTR).  Returns the new
+ * length or -errno. */
+static ssize_t pread_fill(int fd, char *buf, size_t len, size_t room) {
+        while (len < room) {
+                ssize_t n = pread(fd, buf + len, room - len, (off_t) len);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+        }
+        return (ssize_t) len;
 }
 
 /* Returns the number of bytes read or -errno; -EFBIG if the file does not
  * fit into size - 1 bytes. */
 int fileio_pread_string(int fd, char *buf, size_t size) {
-        size_t len = 0;
+        ssize_t n;
+        size_t len;
 
         if (size < 2)
                 return -EINVAL;
-        for (;;) {
-                ssize_t n = pread(fd, buf + len, size - 1 - len, (off_t) len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len == size - 1) {
-                        char c;
-                        n = pread(fd, &c, 1, (off_t) len);
-                        if (n > 0)
-                                return -EFBIG;
-                        break;
-                }
-        }
+        /* One byte more than fits: its presence says the file is too long. */
+        n = pread_fill(fd, buf, 0, size);
+        if (n < 0)
+                return (int) n;
+        if ((size_t) n == size)
+                return -EFBIG;
+        len = (size_t) n;
         buf[len] = '\0';
         strip_newline(buf, &len);
         return (int) len;
@@ -80,39 +129,64 @@ int fileio_pread_once(int fd, char *buf, size_t size) {
         return (int) len;
 }
 
-/* Returns the length read or -errno. *buf grows as needed. */
-int fileio_pread_alloc(int fd, char **buf, size_t *size) {
+/* Grows *buf (of *size bytes, NULL: 0) towards at least READ_CHUNK and at
+ * most limit bytes, doubling.  Returns 0 or -ENOMEM (nothing changed). */
+static int grow(char **buf, size_t *size, size_t limit) {
+        size_t have = *buf ? *size : 0;
+        size_t want = have < READ_CHUNK / 2 ? READ_CHUNK : have * 2;
+        char *n;
+
+        if (want > limit)
+                want = limit;
+        n = realloc(*buf, want);
+        if (!n)
+                return -ENOMEM;
+        *buf = n;
+        *size = want;
+        return 0;
+}
+
+/* pread()s fd from offset 0 into *buf (grown as needed), at most
+ * max_size + 1 bytes, and NUL-terminates it.  Returns the length, -EFBIG
+ * past max_size bytes, -ENOMEM or -errno. */
+static ssize_t pread_bounded(int fd, size_t max_size, char **buf, size_t *size) {
         size_t len = 0;
 
-        if (!*buf || *size < 4096) {
-                char *n = realloc(*buf, 4096);
-                if (!n)
-                        return -ENOMEM;
-                *buf = n;
-                *size = 4096;
-        }
         for (;;) {
-                if (len + 1 >= *size) {
-                        if (*size > (size_t) INT_MAX / 2)
+                /* Room for max_size + 1 bytes (one too many) and the NUL. */
+                size_t room = *buf && *size > 0 ? *size - 1 : 0;
+                ssize_t n;
+
+                if (room > max_size + 1)
+                        room = max_size + 1;
+                if (len == room) {
+                        int r;
+
+                        if (len > max_size)
                                 return -EFBIG;
-                        char *n = realloc(*buf, *size * 2);
-                        if (!n)
-                                return -ENOMEM;
-                        *buf = n;
-                        *size *= 2;
+                        r = grow(buf, size, max_size + 2);
+                        if (r < 0)
+                                return r;
+                        continue;
                 }
-                ssize_t n = pread(fd, *buf + len, *size - 1 - len, (off_t) len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
+                n = pread_fill(fd, *buf, len, room);
+                if (n < 0)
+                        return n;
+                if ((size_t) n < room) {
+                        len = (size_t) n;
                         break;
-                len += (size_t) n;
+                }
+                len = (size_t) n;
         }
         (*buf)[len] = '\0';
-        return (int) len;
+        return (ssize_t) len;
+}
+
+/* Returns the length read or -errno; -EFBIG past max_size bytes. */
+int fileio_pread_alloc(int fd, size_t max_size, char **buf, size_t *size) {
+        if (max_size >= INT_MAX)
+                return -EINVAL;
+        return (int) pread_bounded(fd, max_size, buf, size);
 }
 
 int fileio_read_string_at(int dirfd, const char *path, char *buf, size_t size) {
@@ -123,21 +197,79 @@ int fileio_read_string_at(int dirfd, const char *path, char *buf, size_t size) {
         return r < 0 ? r : 0;
 }
 
-int fileio_read_alloc_at(int dirfd, const char *path, char **ret_content, size_t *ret_size) {
-        _cleanup_close_ int fd = fileio_open_at(dirfd, path);
+/* fileio_read_regular_at() but a NUL byte is allowed (ret_len may be
+ * NULL).  Returns 0 or a negative errno. */
+static int read_regular(int dirfd, const char *path, size_t max_size, unsigned flags, char **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = -1;
         _cleanup_free_ char *buf = NULL;
         size_t size = 0;
+        struct stat st;
+        ssize_t n;
 
+        if (max_size >= SSIZE_MAX - 2)
+                return -EINVAL;
+        fd = open_regular(dirfd, path, O_RDONLY | ((flags & FILEIO_NOFOLLOW) ? O_NOFOLLOW : 0), &st);
         if (fd < 0)
                 return fd;
-        int r = fileio_pread_alloc(fd, &buf, &size);
-        if (r < 0)
-                return r;
-        if (ret_size)
-                *ret_size = (size_t) r;
-        *ret_content = buf;
+        if ((flags & FILEIO_OWNER_EUID) && st.st_uid != geteuid())
+                return -EPERM;
+        if (st.st_size < 0 || (uint64_t) st.st_size > max_size)
+                return -EFBIG;
+        /* One byte more than the size, to see the end without a second
+         * allocation. */
+        if ((size_t) st.st_size + 2 > READ_CHUNK) {
+                size = (size_t) st.st_size + 2;
+                buf = malloc(size);
+                if (!buf)
+                        return -ENOMEM;
+        }
+        n = pread_bounded(fd, max_size, &buf, &size);
+        if (n < 0)
+                return (int) n;
+        if (ret_len)
+                *ret_len = (size_t) n;
+        *ret = buf;
         buf = NULL;
         return 0;
+}
+
+int fileio_read_regular_at(int dirfd, const char *path, size_t max_size, unsigned flags,
+                           char **ret, size_t *ret_size) {
+        _cleanup_free_ char *text = NULL;
+        size_t len;
+        int r;
+
+        r = read_regular(dirfd, path, max_size, flags, &text, &len);
+        if (r < 0)
+                return r;
+        if (memchr(text, '\0', len))
+                return -EBADMSG;
+        if (ret_size)
+                *ret_size = len;
+        *ret = text;
+        text = NULL;
+        return 0;
+}
+
+int fileio_read_alloc_at(int dirfd, const char *path, char **ret_content, size_t *ret_size) {
+        return read_regular(dirfd, path, FILEIO_ALLOC_MAX, 0, ret_content, ret_size);
+}
+
+const char *fileio_error_reason(int r) {
+        switch (r < 0 ? -r : r) {
+        case EBADFD:
+                return "not a regular file";
+        case ELOOP:
+                return "a symbolic link";
+        case EFBIG:
+                return "larger than the limit";
+        case EPERM:
+                return "not owned by the daemon's user";
+        case EBADMSG:
+                return "contains a NUL byte";
+        default:
+                return strerror(r < 0 ? -r : r);
+        }
 }
 
 int parse_u64(const char *s, uint64_t *ret) {
@@ -182,11 +314,10 @@ int fileio_read_u64_at(int dirfd, const char *path, uint64_t *ret) {
 }
 
 int fileio_write_string_at(int dirfd, const char *path, const char *value) {
-        if (!path || path[0] == '\0' || path[0] == '/')
-                return -EINVAL;
-        _cleanup_close_ int fd = openat(dirfd, path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+        struct stat st;
+        _cleanup_close_ int fd = open_regular(dirfd, path, O_WRONLY | O_TRUNC | O_NOFOLLOW, &st);
         if (fd < 0)
-                return -errno;
+                return fd;
         size_t len = strlen(value);
         ssize_t n = write(fd, value, len);
         if (n < 0)

@@ -347,10 +347,10 @@ int procreader_new(int root_fd, ProcReader **ret, ErrorInfo *e) {
         r->irq_fd = -1;
         r->stat_fd = fileio_open_at(root_fd, STAT_PATH);
         if (r->stat_fd < 0)
-                return errinfo_set(e, r->stat_fd, STAT_PATH ": %s", strerror(-r->stat_fd));
+                return errinfo_set(e, r->stat_fd, STAT_PATH ": %s", fileio_error_reason(r->stat_fd));
         r->irq_fd = fileio_open_at(root_fd, INTERRUPTS_PATH);
         if (r->irq_fd < 0 && r->irq_fd != -ENOENT)
-                return errinfo_set(e, r->irq_fd, INTERRUPTS_PATH ": %s", strerror(-r->irq_fd));
+                return errinfo_set(e, r->irq_fd, INTERRUPTS_PATH ": %s", fileio_error_reason(r->irq_fd));
         *ret = r;
         r = NULL;
         return 0;
@@ -360,10 +360,10 @@ int procreader_new(int root_fd, ProcReader **ret, ErrorInfo *e) {
  * negative errno with e set. */
 static int reread(ProcReader *r, int fd, const char *path, unsigned n_cpus, ProcCpuSample *out,
                   int (*parse)(const char *, unsigned, ProcCpuSample *, ErrorInfo *), ErrorInfo *e) {
-        int n = fileio_pread_alloc(fd, &r->buf, &r->size);
+        int n = fileio_pread_alloc(fd, PROCSTAT_FILE_MAX, &r->buf, &r->size);
 
         if (n < 0)
-                return errinfo_set(e, n, "%s: %s", path, strerror(-n));
+                return errinfo_set(e, n, "%s: %s", path, fileio_error_reason(n));
         if (memchr(r->buf, '\0', (size_t) n))
                 return errinfo_set(e, -EBADMSG, "%s: contains a NUL byte", path);
         return parse(r->buf, n_cpus, out, e);

@@ -21,6 +21,12 @@ typedef struct ProcCpuSample {
 
 typedef struct ProcReader ProcReader;
 
+/* The most procreader_read() reads of either file: 64 MiB.  A larger one
+ * fails the read with -EFBIG ("larger than the limit").  proc/interrupts
+ * has a column of about 11 bytes per CPU on every row: 64 MiB are over
+ * 700 rows on 8192 CPUs. */
+#define PROCSTAT_FILE_MAX ((size_t) 64 * 1024 * 1024)
+
 /* Opens proc/stat and proc/interrupts under root_fd.  A missing
  * proc/interrupts is tolerated (has_irq stays false).  Returns 0 or a
  * negative errno; *ret untouched on failure. */

@@ -194,12 +194,17 @@ static int copy_tree(int root_fd, const char *src, const char *dst) {
                 snprintf(s, sizeof(s), "%s/%s", src, de->d_name);
                 snprintf(t, sizeof(t), "%s/%s", dst, de->d_name);
                 _cleanup_free_ char *content = NULL;
+                struct stat st;
                 size_t len;
-                r = fileio_read_alloc_at(root_fd, s, &content, &len);
-                if (r == -EISDIR)
+                if (fstatat(root_fd, s, &st, 0) < 0)
+                        r = -errno;
+                else if (S_ISDIR(st.st_mode))
                         r = copy_tree(root_fd, s, t);
-                else if (r >= 0)
-                        r = write_in_place(root_fd, t, content, len);
+                else {
+                        r = fileio_read_alloc_at(root_fd, s, &content, &len);
+                        if (r >= 0)
+                                r = write_in_place(root_fd, t, content, len);
+                }
         }
         closedir(d);
         return r;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "build-config.h"
 #include "config.h"
@@ -147,36 +149,77 @@ START_TEST(test_path_length) {
 }
 END_TEST
 
-START_TEST(test_load_file) {
-        static const char good[] = "{\"log_level\": \"notice\"}\n";
-        static const char nul[] = "{\"log_level\": \"notice\"}\0\n";
-        ErrorInfo e = {};
-        Config c;
-        FILE *f;
+/* Loads dir_fd/path into a fresh Config.  Returns config_load()'s result. */
+static int load(int dir_fd, const char *path, Config *c, ErrorInfo *e) {
+        config_init(c);
+        *e = (ErrorInfo) {};
+        return config_load(dir_fd, path, path, c, e);
+}
 
-        config_init(&c);
-        f = fmemopen((void *) good, sizeof(good) - 1, "r");
-        ck_assert_int_eq(config_load(f, "test.conf", &c, &e), 0);
-        fclose(f);
+/* Asserts that loading dir_fd/path fails with error and message within
+ * 100 ms, the defaults untouched. */
+static void load_fails(int dir_fd, const char *path, int error, const char *message) {
+        struct timespec a, b;
+        ErrorInfo e;
+        Config c;
+
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        ck_assert_int_eq(load(dir_fd, path, &c, &e), error);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        ck_assert_int_lt((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000, 100);
+        ck_assert_msg_has(e, message);
+        ck_assert_int_eq(c.log_level, LOG_LEVEL_INFO);
+}
+
+START_TEST(test_load_file) {
+        FakeTree *t = unit_tree(NULL);
+        ErrorInfo e;
+        Config c;
+        char *big;
+
+        ck_assert_int_eq(faketree_write(t->fd, "test.conf", "{\"log_level\": \"notice\"}\n"), 0);
+        ck_assert_int_eq(load(t->fd, "test.conf", &c, &e), 0);
+        ck_assert_int_eq(c.log_level, LOG_LEVEL_NOTICE);
+        /* an administrator's symlink to a regular file is followed */
+        ck_assert_int_eq(symlinkat("test.conf", t->fd, "link.conf"), 0);
+        ck_assert_int_eq(load(t->fd, "link.conf", &c, &e), 0);
         ck_assert_int_eq(c.log_level, LOG_LEVEL_NOTICE);
 
-        config_init(&c);
-        f = fmemopen((void *) nul, sizeof(nul) - 1, "r");
-        ck_assert_int_eq(config_load(f, "test.conf", &c, &e), -EINVAL);
-        fclose(f);
-        ck_assert_msg_has(e, "test.conf:1:");
-        ck_assert_int_eq(c.log_level, LOG_LEVEL_INFO);
+        ck_assert_int_eq(faketree_write(t->fd, "nul.conf", "{\"log_level\": \"notice\"}%c\n", '\0'), 0);
+        load_fails(t->fd, "nul.conf", -EBADMSG, "nul.conf: contains a NUL byte");
+        ck_assert_int_eq(faketree_write(t->fd, "cut.conf", "{\"log_level\": \"not"), 0);
+        load_fails(t->fd, "cut.conf", -EINVAL, "cut.conf:1:");
+        load_fails(t->fd, "missing.conf", -ENOENT, "missing.conf: ");
+        load_fails(t->fd, "/etc/idlepolicy/idlepolicyd.conf", -EINVAL, "");
 
-        f = tmpfile();
-        ck_assert_ptr_nonnull(f);
-        fputc('{', f);
-        for (unsigned i = 0; i < 1024 * 1024; i++)
-                fputc(' ', f);
-        fputc('}', f);
-        rewind(f);
-        ck_assert_int_eq(config_load(f, "big.conf", &c, &e), -EFBIG);
-        ck_assert_msg_has(e, "big.conf: larger than");
-        fclose(f);
+        /* CONFIG_FILE_MAX bytes are read, one more is refused */
+        big = malloc(CONFIG_FILE_MAX + 2);
+        ck_assert_ptr_nonnull(big);
+        memset(big, ' ', CONFIG_FILE_MAX + 1);
+        big[0] = '{';
+        big[CONFIG_FILE_MAX - 1] = '}';
+        big[CONFIG_FILE_MAX] = '\0';
+        ck_assert_int_eq(faketree_write(t->fd, "max.conf", "%s", big), 0);
+        ck_assert_int_eq(load(t->fd, "max.conf", &c, &e), 0);
+        big[CONFIG_FILE_MAX - 1] = ' ';
+        big[CONFIG_FILE_MAX] = '}';
+        big[CONFIG_FILE_MAX + 1] = '\0';
+        ck_assert_int_eq(faketree_write(t->fd, "big.conf", "%s", big), 0);
+        load_fails(t->fd, "big.conf", -EFBIG, "big.conf: larger than the limit of 65536 bytes");
+        free(big);
+}
+END_TEST
+
+START_TEST(test_load_not_a_file) {
+        FakeTree *t = unit_tree(NULL);
+
+        ck_assert_int_eq(mkfifoat(t->fd, "fifo.conf", 0600), 0);
+        load_fails(t->fd, "fifo.conf", -EBADFD, "fifo.conf: not a regular file");
+        ck_assert_int_eq(symlinkat("/dev/zero", t->fd, "zero.conf"), 0);
+        load_fails(t->fd, "zero.conf", -EBADFD, "zero.conf: not a regular file");
+        ck_assert_int_eq(symlinkat("fifo.conf", t->fd, "fifo-link.conf"), 0);
+        load_fails(t->fd, "fifo-link.conf", -EBADFD, "fifo-link.conf: not a regular file");
+        load_fails(t->fd, "proc", -EBADFD, "proc: not a regular file");
 }
 END_TEST
 
@@ -247,6 +290,7 @@ int main(void) {
         tcase_add_test(tc, test_bad_keys);
         tcase_add_test(tc, test_path_length);
         tcase_add_test(tc, test_load_file);
+        tcase_add_test(tc, test_load_not_a_file);
         tcase_add_test(tc, test_log_levels);
         tcase_add_test(tc, test_policy_keys);
         tcase_add_test(tc, test_modes);

@@ -264,6 +264,58 @@ START_TEST(test_corrupt_lines_logged_without_content) {
 }
 END_TEST
 
+typedef struct Refusal {
+        const FakeTree *t;
+        int want;                     /* journal_replay()'s result */
+} Refusal;
+
+static void replay_refused(void *arg) {
+        const Refusal *x = arg;
+        Journal *j = open_journal(x->t);
+        size_t n;
+
+        ck_assert_int_eq(journal_replay(j, x->t->fd), x->want);
+        (void) journal_entries(j, &n);
+        ck_assert_uint_eq(n, 0);
+        journal_free(j);
+}
+
+/* A journal that is a symbolic link, a FIFO or not the daemon's own is never
+ * read (no hang, nothing of it logged) and is moved aside. */
+START_TEST(test_untrusted_journal_refused) {
+        static const char *const why[] = { "a symbolic link", "not a regular file", "not owned by" };
+        FakeTree *t = unit_tree(NULL);
+        Refusal x = { .t = t, .want = 0 };
+
+        ck_assert_int_eq(faketree_write(t->fd, "secret", "# idlepolicyd restore journal v1 root=%s\n"
+                                        "SECRET-TOKEN-1234 " DISABLE(0, 1) " 1\n", t->path), 0);
+        ck_assert_int_eq(faketree_write(t->fd, DISABLE(0, 1), "1\n"), 0);
+        for (unsigned i = 0; i < 3; i++) {
+                _cleanup_free_ char *log = NULL;
+                char target[600];
+
+                ck_assert_int_eq(mkdirat(t->fd, "run", 0755) < 0 && errno != EEXIST, 0);
+                (void) unlinkat(t->fd, "run/" JOURNAL_FILE, 0);
+                if (i == 0) {
+                        snprintf(target, sizeof(target), "%s/secret", t->path);
+                        ck_assert_int_eq(symlinkat(target, t->fd, "run/" JOURNAL_FILE), 0);
+                } else if (i == 1)
+                        ck_assert_int_eq(mkfifoat(t->fd, "run/" JOURNAL_FILE, 0600), 0);
+                else {
+                        write_journal_file(t, DISABLE(0, 1) " 0\n");
+                        ck_assert_int_eq(fchownat(t->fd, "run/" JOURNAL_FILE, 65534, 65534, 0), 0);
+                }
+                log = capture_log(replay_refused, &x);
+                ck_assert_msg(!strstr(log, "SECRET"), "%s", log);
+                ck_assert_msg(strstr(log, why[i]), "%s lacks \"%s\"", log, why[i]);
+                ck_assert_int_eq(faccessat(t->fd, "run/" JOURNAL_FILE, F_OK, AT_SYMLINK_NOFOLLOW), -1);
+                ck_assert_int_eq(faccessat(t->fd, "run/" JOURNAL_REJECTED_FILE, F_OK, AT_SYMLINK_NOFOLLOW), 0);
+                /* Nothing of it was acted on. */
+                assert_knob(t, DISABLE(0, 1), "1");
+        }
+}
+END_TEST
+
 START_TEST(test_rewrite_does_not_leak_fds) {
         FakeTree *t = unit_tree(NULL);
         Journal *j = open_journal(t);
@@ -356,6 +408,7 @@ static Suite *journal_suite(void) {
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_governor_not_offered_never_written);
         tcase_add_test(tc, test_corrupt_lines_logged_without_content);
+        tcase_add_test(tc, test_untrusted_journal_refused);
         tcase_add_test(tc, test_rewrite_does_not_leak_fds);
         tcase_add_test(tc, test_big_journal);
         tcase_add_test(tc, test_forget_and_find_many);
