@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "build-config.h"
-#include "bus-manager.h"
 #include "exit-request.h"
 #include "fileio.h"
 #include "log.h"
@@ -135,7 +134,7 @@ static void on_plan_changed(unsigned cpu, const PolicyCpu *c, void *userdata) {
 
         log_debug("CPU %u: cap %u (%s), floor %u (%s).", cpu, c->cap, plan_reason_to_string(c->cap_reason),
                   c->floor, plan_reason_to_string(c->floor_reason));
-        bus_manager_emit_plan_changed(m, cpu, c);
+        manager_emit_plan_changed(m, cpu, c);
 }
 
 /* Re-reads the system-wide cpuidle files into m->system (the slow ones
