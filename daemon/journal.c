@@ -580,6 +580,10 @@ static int journal_restore_run(Journal *j, int root_fd, RestoreRun *run, ErrorIn
         r = restore_pass(j, root_fd, run, false);
         for (uint64_t waited = 0; r >= 0 && run->n_vanished > 0 && waited < JOURNAL_VANISHED_WAIT_USEC;
              waited += JOURNAL_VANISHED_STEP_USEC) {
+                if (run->at_start && exit_requested()) {
+                        r = -EINTR;
+                        break;
+                }
                 (void) usleep(JOURNAL_VANISHED_STEP_USEC);
                 r = restore_pass(j, root_fd, run, true);
         }

@@ -282,8 +282,7 @@ static int manager_setup_journal(Manager *m) {
         if (r == -EXDEV)
                 return log_error_errno(r, "Refusing to start with a restore journal of another root in %s.", m->runtime_dir);
         if (r == -EINTR) {
-                log_info("Received SIG%s while replaying the restore journal, stopping.",
-                         sigabbrev_np(exit_request_signal()) ?: "TERM");
+                (void) exit_requested_during_start();   /* says which signal, as between phases */
                 return 1;
         }
         return r < 0 ? r : 0;

@@ -276,8 +276,13 @@ class StartupSigterm(T.IdlePolicyTestCase):
 
     def test_sigterm_during_journal_replay(self):
         knob = self.write_journal(30000)
+        # A state knob of an online CPU whose directory is missing is waited
+        # for (a governor switch may be recreating it): the replay lasts 2 s,
+        # so the SIGTERM lands in it whatever the machine's speed.
+        with open(os.path.join(self.runtime_dir, T.JOURNAL_FILE), 'a', encoding='utf-8') as f:
+            f.write(f'{T.CPU_DIR}/cpu0/cpuidle/state9/disable 0\n')
         proc = T.Process(self.daemon_argv(), os.path.join(self.tmp, 'idlepolicyd.log'), self.env())
-        self.addCleanup(proc.stop)     # its log holds 30000 notices
+        self.addCleanup(proc.stop)
         T.wait_for(lambda: 'Found restore journal' in proc.output() or not proc.alive(), timeout=HANG,
                    interval=0.01, what='the journal replay to begin')
         proc.signal(signal.SIGTERM)

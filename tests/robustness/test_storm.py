@@ -125,7 +125,9 @@ class _Storm(threading.Thread):
 
 def _client_round(case, rng, counts):
     """One round of the client: disable states, set latencies, Restore."""
-    n_states = len(T.state_dirs(case.tree, 0)) or 3
+    # The tree's state count, taken before the storm: listing it now could
+    # land in a switch's window, where the directory is gone.
+    n_states = case.n_states
     calls = [('SetStateDisabled', U(T.ALL_CPUS), str(k), True) for k in range(n_states)]
     calls.append(('SetResumeLatency', U(T.ALL_CPUS), U(rng.randrange(1, 500))))
     calls.append(('SetStateDisabled', U(rng.randrange(3)), str(rng.randrange(n_states)), True))
@@ -196,6 +198,7 @@ def storm_run(case, seconds, seed):
               'tree_lost_writes': 0}
     cursor, forgotten = _LogCursor(case.daemon.log_path), set()
     governor = T.read(case.tree, T.GOVERNOR_FILE)
+    case.n_states = len(T.state_dirs(case.tree, 0)) or 3
     storm = _Storm(case, random.Random(rng.random()))
     storm.start()
     deadline = time.monotonic() + seconds
