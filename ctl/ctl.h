@@ -9,7 +9,7 @@
 
 #include <systemd/sd-bus.h>
 
-#define _cleanup_(f) __attribute__((cleanup(f)))
+#include "cleanup.h"
 
 enum {
         CTL_EXIT_OK = 0,

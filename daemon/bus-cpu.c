@@ -8,7 +8,7 @@
 #include "fileio.h"
 #include "knob.h"
 #include "manager.h"
-#include "policy-loop.h"
+#include "policy-step.h"
 
 /* Returns buf. */
 char *bus_cpu_path(unsigned cpu, char buf[static 64]) {
@@ -326,6 +326,24 @@ static const sd_bus_vtable cpu_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
+/* Announces CPU objects that appeared or vanished between two topologies. */
+static void emit_cpus_changed(Manager *m, const Topology *old, const Topology *new) {
+        unsigned n = old->n_cpus > new->n_cpus ? old->n_cpus : new->n_cpus;
+
+        for (unsigned cpu = 0; m->bus && cpu < n; cpu++) {
+                bool was = cpuset_contains(&old->present, cpu), is = cpuset_contains(&new->present, cpu);
+                char path[64];
+
+                if (was == is)
+                        continue;
+                bus_cpu_path(cpu, path);
+                if (is)
+                        (void) sd_bus_emit_object_added(m->bus, path);
+                else
+                        (void) sd_bus_emit_object_removed(m->bus, path);
+        }
+}
+
 /* Returns 0 or a negative errno. */
 int bus_cpu_register(Manager *m) {
         int r;
@@ -333,5 +351,8 @@ int bus_cpu_register(Manager *m) {
         r = sd_bus_add_fallback_vtable(m->bus, NULL, BUS_CPU_PREFIX, BUS_CPU_INTERFACE, cpu_vtable, cpu_find, m);
         if (r >= 0)
                 r = sd_bus_add_node_enumerator(m->bus, NULL, BUS_CPU_PREFIX, cpu_enumerate, m);
-        return r < 0 ? r : 0;
+        if (r < 0)
+                return r;
+        m->events.cpus_changed = emit_cpus_changed;
+        return 0;
 }

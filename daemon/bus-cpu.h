@@ -9,7 +9,9 @@
 
 typedef struct Manager Manager;
 
-/* Adds the CPU objects to m->bus.  Returns 0 or a negative errno. */
+/* Adds the CPU objects to m->bus and registers the manager's cpus_changed
+ * event (ObjectManager InterfacesAdded/Removed).  Returns 0 or a negative
+ * errno. */
 int bus_cpu_register(Manager *m);
 
 /* Formats the object path of cpu into buf.  Returns buf. */

@@ -305,7 +305,7 @@ static int method_calibrate(sd_bus_message *message, void *userdata, sd_bus_erro
         return sd_bus_reply_method_return(message, NULL);
 }
 
-void bus_manager_emit_plan_changed(Manager *m, unsigned cpu, const PolicyCpu *c) {
+static void emit_plan_changed(Manager *m, unsigned cpu, const PolicyCpu *c) {
         int r;
 
         if (!m->bus)
@@ -317,7 +317,7 @@ void bus_manager_emit_plan_changed(Manager *m, unsigned cpu, const PolicyCpu *c)
                 log_debug_errno(r, "Failed to emit PlanChanged: %m, ignoring");
 }
 
-void bus_manager_emit_calibration_finished(Manager *m, bool ok, const char *message) {
+static void emit_calibration_finished(Manager *m, bool ok, const char *message) {
         int r;
 
         if (!m->bus)
@@ -365,8 +365,24 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
+static void emit_property_changed(Manager *m, const char *property) {
+        int r;
+
+        if (!m->bus)
+                return;
+        r = sd_bus_emit_properties_changed(m->bus, BUS_PATH, BUS_MANAGER_INTERFACE, property, NULL);
+        if (r < 0)
+                log_debug_errno(r, "Failed to emit PropertiesChanged for %s: %m, ignoring", property);
+}
+
 /* Returns 0 or a negative errno. */
 int bus_manager_register(Manager *m) {
         int r = sd_bus_add_object_vtable(m->bus, NULL, BUS_PATH, BUS_MANAGER_INTERFACE, manager_vtable, m);
-        return r < 0 ? r : 0;
+
+        if (r < 0)
+                return r;
+        m->events.property_changed = emit_property_changed;
+        m->events.plan_changed = emit_plan_changed;
+        m->events.calibration_finished = emit_calibration_finished;
+        return 0;
 }

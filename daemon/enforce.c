@@ -22,20 +22,22 @@ typedef struct KnobWrite {
         bool noop;                  /* already as asked: addressed, not written */
 } KnobWrite;
 
-typedef struct Plan {
+/* Knob writes made as one change: journaled first, written, rolled back
+ * together on a failure (not to be confused with the policy's CpuPlan). */
+typedef struct ChangeSet {
         KnobWrite *writes;
         size_t n, allocated;
         size_t n_writes;            /* entries that are not noop */
-} Plan;
+} ChangeSet;
 
-static void plan_done(Plan *p) {
+static void change_set_done(ChangeSet *p) {
         free(p->writes);
-        *p = (Plan) {};
+        *p = (ChangeSet) {};
 }
 
 /* Adds a write (a noop one if old already equals new).  Returns 0 or
  * -ENOMEM. */
-static int plan_add(Plan *p, const char *path, const char *old, const char *new) {
+static int change_set_add(ChangeSet *p, const char *path, const char *old, const char *new) {
         KnobWrite *w;
 
         if (array_reserve_one((void **) &p->writes, p->n, &p->allocated, sizeof(KnobWrite)) < 0)
@@ -50,8 +52,8 @@ static int plan_add(Plan *p, const char *path, const char *old, const char *new)
         return 0;
 }
 
-/* Records every knob of the plan as set by hand, if the target asks. */
-static void plan_mark_manual(const EnforceTarget *t, const Plan *p) {
+/* Records every knob of the changes as set by hand, if the target asks. */
+static void change_set_mark_manual(const EnforceTarget *t, const ChangeSet *p) {
         for (size_t i = 0; t->manual && i < p->n; i++)
                 if (overrides_add(t->manual, p->writes[i].path) == -ENOMEM)
                         log_oom();
@@ -59,7 +61,7 @@ static void plan_mark_manual(const EnforceTarget *t, const Plan *p) {
 
 /* Drops the journal entries this call added (their knobs hold their
  * originals again). */
-static void plan_forget(const EnforceTarget *t, Plan *p) {
+static void change_set_forget(const EnforceTarget *t, ChangeSet *p) {
         char *paths[p->n ? p->n : 1];
         size_t n = 0;
         int r;
@@ -74,13 +76,13 @@ static void plan_forget(const EnforceTarget *t, Plan *p) {
 
 /* Records every original before anything is written.  Returns 0, -EIO
  * (e set) or -ENOMEM. */
-static int plan_record(const EnforceTarget *t, Plan *p, ErrorInfo *e) {
+static int change_set_record(const EnforceTarget *t, ChangeSet *p, ErrorInfo *e) {
         for (size_t i = 0; i < p->n; i++) {
                 KnobWrite *w = &p->writes[i];
                 int r = w->noop ? 0 : journal_record(t->journal, w->path, w->old);
 
                 if (r < 0) {
-                        plan_forget(t, p);
+                        change_set_forget(t, p);
                         if (r == -ENOMEM)
                                 return r;
                         return errinfo_set(e, -EIO, "Failed to record the original value of %s in the restore journal: %s",
@@ -93,7 +95,7 @@ static int plan_record(const EnforceTarget *t, Plan *p, ErrorInfo *e) {
 
 /* Puts back the first n_written knobs, newest first.  A knob that cannot be
  * put back stays in the journal, so it is restored later. */
-static void plan_roll_back(const EnforceTarget *t, Plan *p, size_t n_written) {
+static void change_set_roll_back(const EnforceTarget *t, ChangeSet *p, size_t n_written) {
         for (size_t i = n_written; i-- > 0; ) {
                 KnobWrite *w = &p->writes[i];
                 int r = w->noop ? 0 : knob_write(t->root_fd, w->path, w->old);
@@ -103,17 +105,17 @@ static void plan_roll_back(const EnforceTarget *t, Plan *p, size_t n_written) {
                         w->journaled = false;
                 }
         }
-        plan_forget(t, p);
+        change_set_forget(t, p);
 }
 
 /* Journals, then writes.  Returns 1 if anything was written, 0 for an
- * empty plan, or a negative errno with e set (nothing changed). */
-static int plan_apply(const EnforceTarget *t, Plan *p, ErrorInfo *e) {
+ * empty changes, or a negative errno with e set (nothing changed). */
+static int change_set_apply(const EnforceTarget *t, ChangeSet *p, ErrorInfo *e) {
         int r;
 
         if (p->n_writes == 0)
                 return 0;
-        r = plan_record(t, p, e);
+        r = change_set_record(t, p, e);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < p->n; i++) {
@@ -125,7 +127,7 @@ static int plan_apply(const EnforceTarget *t, Plan *p, ErrorInfo *e) {
                 if (r < 0) {
                         errinfo_set(e, -EIO, "Failed to write \"%s\" to %s: %s", w->new, w->path, strerror(-r));
                         log_warning("%s; rolling back %zu earlier write(s).", e->message, i);
-                        plan_roll_back(t, p, i);
+                        change_set_roll_back(t, p, i);
                         return -EIO;
                 }
                 log_debug("Wrote \"%s\" to %s (was \"%s\").", w->new, w->path, w->old);
@@ -148,7 +150,7 @@ static int read_knob(const EnforceTarget *t, const char *path, char buf[static K
 
 /* Returns 0 or a negative errno with e set. */
 int enforce_set_governor(const EnforceTarget *t, const char *name, ErrorInfo *e) {
-        _cleanup_(plan_done) Plan plan = {};
+        _cleanup_(change_set_done) ChangeSet changes = {};
         CpuidleSystem sys;
         ErrorInfo le = {};
         int r;
@@ -162,12 +164,12 @@ int enforce_set_governor(const EnforceTarget *t, const char *name, ErrorInfo *e)
                 return errinfo_set(e, -ESRCH, "Unknown governor \"%s\"", name);
         if (strcmp(sys.governor, name) != 0 && !sys.governor_writable)
                 return errinfo_set(e, -EIO, "%s does not exist: this kernel cannot switch governors", KNOB_GOVERNOR_PATH);
-        r = plan_add(&plan, KNOB_GOVERNOR_PATH, sys.governor, name);
+        r = change_set_add(&changes, KNOB_GOVERNOR_PATH, sys.governor, name);
         if (r < 0)
                 return r;
-        r = plan_apply(t, &plan, e);
+        r = change_set_apply(t, &changes, e);
         if (r >= 0)
-                plan_mark_manual(t, &plan);
+                change_set_mark_manual(t, &changes);
         if (r <= 0)
                 return r;
         cpuidle_sampler_invalidate(t->sampler);
@@ -206,24 +208,24 @@ static int pick_cpus(const EnforceTarget *t, uint32_t cpu, bool need_states, Cpu
         return 0;
 }
 
-/* Adds one CPU's knob to the plan.  Returns 0 or a negative errno with e set. */
-typedef int (*PlanCpuFunc)(const EnforceTarget *t, unsigned cpu, const void *args, Plan *p, ErrorInfo *e);
+/* Adds one CPU's knob to the changes.  Returns 0 or a negative errno with e set. */
+typedef int (*ChangeCpuFunc)(const EnforceTarget *t, unsigned cpu, const void *args, ChangeSet *p, ErrorInfo *e);
 
-/* Plans fn on every CPU in cpus, then journals and writes.  list gets the
+/*/* Adds fn's knob of every CPU in cpus, then journals and writes.  list gets the
  * CPUs for the log.  Returns 1, 0 or a negative errno with e set. */
-static int apply_on_cpus(const EnforceTarget *t, const CpuSet *cpus, PlanCpuFunc fn, const void *args,
+static int apply_on_cpus(const EnforceTarget *t, const CpuSet *cpus, ChangeCpuFunc fn, const void *args,
                          char list[static 256], ErrorInfo *e) {
-        _cleanup_(plan_done) Plan plan = {};
+        _cleanup_(change_set_done) ChangeSet changes = {};
         int r;
 
         CPUSET_FOREACH(c, cpus) {
-                r = fn(t, (unsigned) c, args, &plan, e);
+                r = fn(t, (unsigned) c, args, &changes, e);
                 if (r < 0)
                         return r;
         }
-        r = plan_apply(t, &plan, e);
+        r = change_set_apply(t, &changes, e);
         if (r >= 0)
-                plan_mark_manual(t, &plan);
+                change_set_mark_manual(t, &changes);
         if (r > 0)
                 (void) cpuset_format(cpus, list, 256);
         return r;
@@ -234,9 +236,9 @@ typedef struct StateArgs {
         bool disabled;
 } StateArgs;
 
-/* Adds the disable knob of the state on cpu to the plan.  Returns 0 or a
+/* Adds the disable knob of the state on cpu to the changes.  Returns 0 or a
  * negative errno with e set. */
-static int plan_state(const EnforceTarget *t, unsigned cpu, const void *args, Plan *p, ErrorInfo *e) {
+static int add_state(const EnforceTarget *t, unsigned cpu, const void *args, ChangeSet *p, ErrorInfo *e) {
         const StateArgs *a = args;
         char path[KNOB_PATH_MAX], old[KNOB_VALUE_MAX];
         const CpuidleStateInfo *states;
@@ -253,7 +255,7 @@ static int plan_state(const EnforceTarget *t, unsigned cpu, const void *args, Pl
         r = read_knob(t, path, old, e);
         if (r < 0)
                 return r;
-        return plan_add(p, path, old, a->disabled ? "1" : "0");
+        return change_set_add(p, path, old, a->disabled ? "1" : "0");
 }
 
 /* Returns 1, 0 or a negative errno with e set. */
@@ -266,7 +268,7 @@ int enforce_set_state_disabled(const EnforceTarget *t, uint32_t cpu, const char 
         r = pick_cpus(t, cpu, true, &cpus, e);
         if (r < 0)
                 return r;
-        r = apply_on_cpus(t, &cpus, plan_state, &args, list, e);
+        r = apply_on_cpus(t, &cpus, add_state, &args, list, e);
         if (r > 0)
                 log_info("%s idle state \"%s\" on CPU %s.", disabled ? "Disabled" : "Enabled", state, list);
         return r;
@@ -276,9 +278,9 @@ bool enforce_resume_latency_valid(uint32_t usec) {
         return usec <= CPUIDLE_RESUME_LATENCY_MAX || usec == CPUIDLE_RESUME_LATENCY_NA;
 }
 
-/* Adds cpu's resume latency knob to the plan.  Returns 0 or a negative
+/* Adds cpu's resume latency knob to the changes.  Returns 0 or a negative
  * errno with e set. */
-static int plan_resume_latency(const EnforceTarget *t, unsigned cpu, const void *args, Plan *p, ErrorInfo *e) {
+static int add_resume_latency(const EnforceTarget *t, unsigned cpu, const void *args, ChangeSet *p, ErrorInfo *e) {
         uint32_t usec = *(const uint32_t *) args, current;
         char path[KNOB_PATH_MAX], old[KNOB_VALUE_MAX], new[16];
         int r;
@@ -290,7 +292,7 @@ static int plan_resume_latency(const EnforceTarget *t, unsigned cpu, const void 
         if (cpuidle_parse_resume_latency(old, &current) < 0)
                 return errinfo_set(e, -EIO, "Unexpected content \"%s\" in %s", old, path);
         /* "n/a" and its number are the same setting: no write, still addressed. */
-        return plan_add(p, path, old, current == usec ? old : cpuidle_format_resume_latency(usec, new));
+        return change_set_add(p, path, old, current == usec ? old : cpuidle_format_resume_latency(usec, new));
 }
 
 /* Returns 1, 0 or a negative errno with e set. */
@@ -305,15 +307,15 @@ int enforce_set_resume_latency(const EnforceTarget *t, uint32_t cpu, uint32_t us
         r = pick_cpus(t, cpu, false, &cpus, e);
         if (r < 0)
                 return r;
-        r = apply_on_cpus(t, &cpus, plan_resume_latency, &usec, list, e);
+        r = apply_on_cpus(t, &cpus, add_resume_latency, &usec, list, e);
         if (r > 0)
                 log_info("Set resume latency %s on CPU %s.", cpuidle_format_resume_latency(usec, value), list);
         return r;
 }
 
-/* Forgets the journal entries of the plan's knobs that hold their
+/* Forgets the journal entries of the change set's knobs that hold their
  * original value again (written back, or found so). */
-static void forget_originals(const EnforceTarget *t, const Plan *p) {
+static void forget_originals(const EnforceTarget *t, const ChangeSet *p) {
         char *paths[p->n ? p->n : 1];
         size_t n = 0;
         int r;
@@ -331,23 +333,23 @@ static void forget_originals(const EnforceTarget *t, const Plan *p) {
 
 /* Returns the number written, or a negative errno with e set. */
 int enforce_write_knobs(const EnforceTarget *t, const EnforceKnob *knobs, size_t n, ErrorInfo *e) {
-        _cleanup_(plan_done) Plan plan = {};
+        _cleanup_(change_set_done) ChangeSet changes = {};
         char old[KNOB_VALUE_MAX];
         int r;
 
         for (size_t i = 0; i < n; i++) {
                 r = read_knob(t, knobs[i].path, old, e);
                 if (r >= 0)
-                        r = plan_add(&plan, knobs[i].path, old, knobs[i].value);
+                        r = change_set_add(&changes, knobs[i].path, old, knobs[i].value);
                 if (r < 0)
                         return r;
         }
-        r = plan_apply(t, &plan, e);
+        r = change_set_apply(t, &changes, e);
         if (r < 0)
                 return r;
-        forget_originals(t, &plan);
-        for (size_t i = 0; i < plan.n; i++)
-                if (!plan.writes[i].noop && strcmp(plan.writes[i].path, KNOB_GOVERNOR_PATH) == 0)
+        forget_originals(t, &changes);
+        for (size_t i = 0; i < changes.n; i++)
+                if (!changes.writes[i].noop && strcmp(changes.writes[i].path, KNOB_GOVERNOR_PATH) == 0)
                         cpuidle_sampler_invalidate(t->sampler);
-        return (int) plan.n_writes;
+        return (int) changes.n_writes;
 }

@@ -12,6 +12,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "build-config.h"
+#include "bus.h"
 #include "bus-error.h"
 #include "config.h"
 #include "fileio.h"
@@ -165,6 +166,7 @@ static int run(const Args *a, const char *root) {
                 .profile_override_dir = a->profile_override_dir,
                 .calibrate_helper = a->calibrate_helper,
                 .mode = a->mode,
+                .connect_bus = bus_connect,
         };
         int r, q;
 

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bus-manager.h"
 #include "log.h"
 #include "manager-policy.h"
 
@@ -25,7 +24,7 @@ static void on_calibrated(Calibration *result, int error, void *userdata) {
                 snprintf(message, sizeof(message), "The calibration failed: %s", strerror(error > 0 ? error : -error));
         manager_emit(m, "Calibrating");
         manager_knobs_changed(m);
-        bus_manager_emit_calibration_finished(m, result != NULL, message);
+        manager_emit_calibration_finished(m, result != NULL, message);
 }
 
 /* Returns 0, or a negative errno with e set. */
@@ -56,7 +55,7 @@ void manager_policy_cancel_calibration(Manager *m, const char *why) {
         snprintf(message, sizeof(message), "The calibration was cancelled: %s", why);
         log_notice("%s.", message);
         manager_emit(m, "Calibrating");
-        bus_manager_emit_calibration_finished(m, false, message);
+        manager_emit_calibration_finished(m, false, message);
 }
 
 /* Whether to calibrate now, at the first start: not in observe mode, which

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "build-config.h"
-#include "bus-manager.h"
 #include "exit-request.h"
 #include "fileio.h"
 #include "log.h"
@@ -40,6 +39,7 @@ void manager_policy_free(Manager *m) {
         m->calibrator = calibrator_free(m->calibrator);
         m->calibration = calibration_free(m->calibration);
         m->policy = policy_loop_free(m->policy);
+        policy_input_buffer_done(&m->policy_input);
         m->overrides = overrides_free(m->overrides);
         persist_done(&m->persist);
         free(m->profiles);
@@ -134,7 +134,7 @@ static void on_plan_changed(unsigned cpu, const PolicyCpu *c, void *userdata) {
 
         log_debug("CPU %u: cap %u (%s), floor %u (%s).", cpu, c->cap, plan_reason_to_string(c->cap_reason),
                   c->floor, plan_reason_to_string(c->floor_reason));
-        bus_manager_emit_plan_changed(m, cpu, c);
+        manager_emit_plan_changed(m, cpu, c);
 }
 
 /* Re-reads the system-wide cpuidle files into m->system (the slow ones
@@ -153,8 +153,8 @@ static bool read_system(Manager *m) {
         return true;
 }
 
-static PolicyInput policy_input(Manager *m) {
-        return (PolicyInput) {
+static PolicySources policy_sources(Manager *m) {
+        return (PolicySources) {
                 .profile = manager_profile(m),
                 .sampling = m->sampling,
                 .system = &m->system,
@@ -167,7 +167,7 @@ static PolicyInput policy_input(Manager *m) {
 /* Enforce mode: writes what differs from the plan. */
 static void enforce_plan(Manager *m, uint64_t now_usec) {
         EnforceTarget t = manager_enforce_target(m);
-        PolicyInput in = policy_input(m);
+        PolicySources in = policy_sources(m);
 
         if (plan_enforce(&m->enforcer, m->policy, &in, &t, now_usec, m->config.governor_hold_usec) > 0) {
                 cpuidle_system_reader_request_full(m->sampling->system);
@@ -177,11 +177,16 @@ static void enforce_plan(Manager *m, uint64_t now_usec) {
 
 void manager_policy_tick(Manager *m, uint64_t now_usec) {
         PolicySystem before = m->policy->sys;
-        PolicyInput in;
+        PolicySources src;
+        PolicyStepInput in;
 
         if (calibrator_running(m->calibrator) || !m->sampling->has_rates || !read_system(m))
                 return;
-        in = policy_input(m);
+        src = policy_sources(m);
+        if (policy_input_build(&m->policy_input, &src, &in) < 0) {
+                (void) sd_event_exit(m->event, log_oom());
+                return;
+        }
         policy_loop_tick(m->policy, &in, on_plan_changed, m);
         if (before.has_poll != m->policy->sys.has_poll || before.poll.mode != m->policy->sys.poll.mode)
                 manager_emit(m, "PollMode");

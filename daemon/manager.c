@@ -11,9 +11,7 @@
 #include <unistd.h>
 
 #include "build-config.h"
-#include "bus-cpu.h"
 #include "bus-error.h"
-#include "bus-manager.h"
 #include "cpupower-check.h"
 #include "exit-request.h"
 #include "fileio.h"
@@ -67,6 +65,7 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
         m->root_fd = -1;
         m->persist = PERSIST_NULL;
         m->config_path_explicit = o->config_path != NULL;
+        m->connect_bus = o->connect_bus;
         m->config_path = strdup(o->config_path ?: CONFIG_FILE);
         m->root = strdup(o->root);
         if (!m->config_path || !m->root)
@@ -118,44 +117,6 @@ void manager_freep(Manager **m) {
         manager_free(*m);
 }
 
-EnforceTarget manager_enforce_target(Manager *m) {
-        return (EnforceTarget) {
-                .root_fd = m->root_fd,
-                .journal = m->journal,
-                .topology = m->sampling->topology,
-                .sampler = m->sampling->sampler,
-        };
-}
-
-void manager_emit(Manager *m, const char *property) {
-        int r;
-
-        if (!m->bus)
-                return;
-        r = sd_bus_emit_properties_changed(m->bus, BUS_PATH, BUS_MANAGER_INTERFACE, property, NULL);
-        if (r < 0)
-                log_debug_errno(r, "Failed to emit PropertiesChanged for %s: %m, ignoring", property);
-}
-
-/* Signals a governor other than the one seen last (logged when someone
- * else switched it). */
-static void manager_check_governor(Manager *m, const char *governor, bool external) {
-        if (!governor || strcmp(governor, m->governor) == 0)
-                return;
-        if (external && m->governor[0])
-                log_info("cpuidle governor is now %s (was %s).", governor, m->governor);
-        snprintf(m->governor, sizeof(m->governor), "%s", governor);
-        manager_emit(m, "Governor");
-}
-
-void manager_knobs_changed(Manager *m) {
-        char governor[64];
-
-        manager_emit(m, "Changed");
-        if (fileio_read_string_at(m->root_fd, KNOB_GOVERNOR_PATH, governor, sizeof(governor)) >= 0)
-                manager_check_governor(m, governor, false);
-}
-
 /* Samples now.  Returns 0, or -ENOMEM (fatal); other failures are logged
  * and the previous rates kept. */
 static int manager_sample(Manager *m) {
@@ -179,30 +140,8 @@ static int manager_sample(Manager *m) {
         if (m->sample_failing)
                 log_info("Sampling the counters works again.");
         m->sample_failing = false;
-        manager_check_governor(m, m->sampling->latest->governor, true);
+        manager_note_governor(m, m->sampling->latest->governor, true);
         return 0;
-}
-
-/* Announces CPU objects that appeared or vanished between two topologies. */
-static void manager_announce_cpus(Manager *m, const Topology *old, const Topology *new) {
-        unsigned n = old->n_cpus > new->n_cpus ? old->n_cpus : new->n_cpus;
-
-        if (cpuset_equal(&old->present, &new->present))
-                return;
-        manager_emit(m, "CPUs");
-
-        for (unsigned cpu = 0; m->bus && cpu < n; cpu++) {
-                bool was = cpuset_contains(&old->present, cpu), is = cpuset_contains(&new->present, cpu);
-                char path[64];
-
-                if (was == is)
-                        continue;
-                bus_cpu_path(cpu, path);
-                if (is)
-                        (void) sd_bus_emit_object_added(m->bus, path);
-                else
-                        (void) sd_bus_emit_object_removed(m->bus, path);
-        }
 }
 
 /* Rebuilds everything that depends on the online CPUs.  Returns 0 (a
@@ -220,7 +159,7 @@ static int manager_rebuild_sampling(Manager *m) {
                 log_warning_errno(r, "Failed to reload the CPU topology: %s, ignoring", e.message);
                 return 0;
         }
-        manager_announce_cpus(m, m->sampling->topology, s->topology);
+        manager_emit_cpus(m, m->sampling->topology, s->topology);
         sampling_free(m->sampling);
         m->sampling = TAKE_PTR(s);
         manager_policy_hotplug(m);
@@ -324,32 +263,11 @@ static int manager_setup_event(Manager *m) {
         return 0;
 }
 
-/* Returns 0 or a negative errno (logged). */
+/* The last phase: the bus, through the caller's connect function (bus.h
+ * in the daemon; none in tests that drive the manager alone).  Returns 0
+ * or a negative errno (logged). */
 static int manager_connect_bus(Manager *m) {
-        int r;
-
-        r = sd_bus_open_system(&m->bus);
-        if (r < 0)
-                return log_error_errno(r, "Failed to connect to the system bus: %m");
-        r = bus_manager_register(m);
-        if (r >= 0)
-                r = bus_cpu_register(m);
-        if (r >= 0)
-                r = sd_bus_add_object_manager(m->bus, NULL, BUS_PATH);
-        if (r < 0)
-                return log_error_errno(r, "Failed to register the D-Bus objects: %m");
-        /* Without the bus nobody can reach us: exit (putting the knobs back)
-         * and let the service manager restart us. */
-        (void) sd_bus_set_exit_on_disconnect(m->bus, true);
-        r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
-        if (r < 0)
-                return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
-        r = sd_bus_request_name(m->bus, BUS_NAME, 0);
-        if (r == -EEXIST)
-                return log_error_errno(r, "%s is already owned on the bus, is another idlepolicyd running?", BUS_NAME);
-        if (r < 0)
-                return log_error_errno(r, "Failed to acquire %s: %m", BUS_NAME);
-        return 0;
+        return m->connect_bus ? m->connect_bus(m) : 0;
 }
 
 /* Opens the journal and puts back what a killed run left.  Returns 0, 1 if

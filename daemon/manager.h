@@ -18,12 +18,24 @@
 #include "persist.h"
 #include "plan-enforce.h"
 #include "polkit.h"
-#include "policy-loop.h"
+#include "policy-input.h"
+#include "policy-step.h"
 #include "profile.h"
 #include "sampling.h"
 
 #define BUS_NAME "org.idlepolicy.IdlePolicy1"
 #define BUS_PATH "/org/idlepolicy/IdlePolicy1"
+
+typedef struct Manager Manager;
+
+/* What the manager tells the outside, set by whoever listens (the bus,
+ * bus_manager_register() and bus_cpu_register()); NULL: nobody. */
+typedef struct ManagerEvents {
+        void (*property_changed)(Manager *m, const char *property);       /* a Manager property */
+        void (*cpus_changed)(Manager *m, const Topology *old, const Topology *new);  /* present CPUs */
+        void (*plan_changed)(Manager *m, unsigned cpu, const PolicyCpu *c);
+        void (*calibration_finished)(Manager *m, bool ok, const char *message);
+} ManagerEvents;
 
 typedef struct ManagerOptions {
         const char *config_path;     /* NULL: CONFIG_FILE, which may be missing */
@@ -35,11 +47,14 @@ typedef struct ManagerOptions {
         const char *profile_override_dir; /* NULL: /etc/idlepolicy/profiles.d */
         const char *calibrate_helper;     /* NULL: CALIBRATE_PATH */
         int mode;                    /* a DaemonMode, or -1: persisted, else configured */
+        int (*connect_bus)(Manager *m);   /* the last start-up phase; NULL: no bus */
 } ManagerOptions;
 
-typedef struct Manager {
+struct Manager {
         sd_event *event;
         sd_bus *bus;
+        int (*connect_bus)(Manager *m);
+        ManagerEvents events;
         sd_event_source *tick_source;
         PolkitRegistry *polkit;
 
@@ -69,11 +84,12 @@ typedef struct Manager {
         Persist persist;
         Overrides *overrides;        /* knobs set by hand */
         PolicyLoop *policy;
+        PolicyInputBuffer policy_input;   /* the step's per-CPU input, reused */
         PlanEnforcer enforcer;
         CpuidleSystem system;        /* read at the last tick */
         Calibration *calibration;    /* the calibration in use, or NULL */
         Calibrator *calibrator;      /* a running calibration, or NULL */
-} Manager;
+};
 
 /* Loads the configuration and opens the root.  Returns 0 or a negative
  * errno (logged). */
@@ -105,8 +121,17 @@ void manager_check_hotplug(Manager *m);
 /* What enforce.h works on, valid until the next return to the event loop. */
 EnforceTarget manager_enforce_target(Manager *m);
 
-/* Emits PropertiesChanged on the Manager for property. */
-void manager_emit(Manager *m, const char *property);
+/* manager-notify.c: what the manager tells the outside (ManagerEvents). */
 
-/* Tells the bus about a change of knobs (Changed, and Governor if it moved). */
+/* A Manager property changed. */
+void manager_emit(Manager *m, const char *property);
+/* The present CPUs changed from old to new (nothing when they are the same). */
+void manager_emit_cpus(Manager *m, const Topology *old, const Topology *new);
+/* A CPU's plan in force moved. */
+void manager_emit_plan_changed(Manager *m, unsigned cpu, const PolicyCpu *c);
+/* A calibration ended; message is "" when ok. */
+void manager_emit_calibration_finished(Manager *m, bool ok, const char *message);
+/* The governor seen now (logged when someone else switched it). */
+void manager_note_governor(Manager *m, const char *governor, bool external);
+/* Knobs changed: Changed, and Governor if it moved. */
 void manager_knobs_changed(Manager *m);

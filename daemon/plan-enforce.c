@@ -9,18 +9,19 @@
 #include "macro.h"
 #include "plan-enforce.h"
 
-typedef struct KnobList {
+/* The knob values the plan in force wants, handed to enforce_write_knobs(). */
+typedef struct WantedKnobs {
         EnforceKnob *knobs;
         size_t n, allocated;
-} KnobList;
+} WantedKnobs;
 
-static void knob_list_done(KnobList *l) {
+static void wanted_knobs_done(WantedKnobs *l) {
         free(l->knobs);
-        *l = (KnobList) {};
+        *l = (WantedKnobs) {};
 }
 
 /* Returns 0 or -ENOMEM. */
-static int knob_list_add(KnobList *l, const char *path, const char *value) {
+static int wanted_knobs_add(WantedKnobs *l, const char *path, const char *value) {
         if (array_reserve_one((void **) &l->knobs, l->n, &l->allocated, sizeof(EnforceKnob)) < 0)
                 return -ENOMEM;
         snprintf(l->knobs[l->n].path, KNOB_PATH_MAX, "%s", path);
@@ -32,18 +33,18 @@ static int knob_list_add(KnobList *l, const char *path, const char *value) {
 /* Adds the knob at path: set to want when want is not NULL, else back to
  * its original if the plan changed it.  current is what it holds now.
  * Returns 0 or -ENOMEM. */
-static int want_knob(KnobList *l, const PolicyInput *in, const char *path, const char *want, const char *current) {
+static int want_knob(WantedKnobs *l, const PolicySources *in, const char *path, const char *want, const char *current) {
         if (overrides_contains(in->overrides, path))
                 return 0;
         if (!want && policy_owns_knob(in, path))
                 want = journal_original(in->journal, path);
         if (!want || strcmp(want, current) == 0)
                 return 0;
-        return knob_list_add(l, path, want);
+        return wanted_knobs_add(l, path, want);
 }
 
 /* The disable knobs and the resume latency of one CPU. */
-static int want_cpu(KnobList *l, const PolicyLoop *pl, const PolicyInput *in, unsigned cpu) {
+static int want_cpu(WantedKnobs *l, const PolicyLoop *pl, const PolicySources *in, unsigned cpu) {
         const PolicyCpu *c = &pl->cpus[cpu];
         const CpuidleCpuSample *smp = sampling_counters(in->sampling, cpu);
         unsigned n = 0;
@@ -70,7 +71,7 @@ static int want_cpu(KnobList *l, const PolicyLoop *pl, const PolicyInput *in, un
 }
 
 /* guest_halt_poll_ns: the window while the plan polls in one. */
-static int want_haltpoll(KnobList *l, const PolicyLoop *pl, const PolicyInput *in) {
+static int want_haltpoll(WantedKnobs *l, const PolicyLoop *pl, const PolicySources *in) {
         const HaltpollParams *h = &in->system->haltpoll;
         char want[32], current[32];
 
@@ -84,7 +85,7 @@ static int want_haltpoll(KnobList *l, const PolicyLoop *pl, const PolicyInput *i
 
 /* The governor: at most once per hold when the plan merely prefers it, at
  * once when the plan needs it (a poll window needs the haltpoll governor). */
-static int want_governor(KnobList *l, PlanEnforcer *pe, const PolicyLoop *pl, const PolicyInput *in,
+static int want_governor(WantedKnobs *l, PlanEnforcer *pe, const PolicyLoop *pl, const PolicySources *in,
                          uint64_t now_usec, uint64_t hold_usec, bool *ret_switch) {
         const char *want = pl->sys.governor[0] ? pl->sys.governor : NULL;
         size_t before = l->n;
@@ -100,9 +101,9 @@ static int want_governor(KnobList *l, PlanEnforcer *pe, const PolicyLoop *pl, co
 }
 
 /* Returns the number written or a negative errno. */
-int plan_enforce(PlanEnforcer *pe, const PolicyLoop *l, const PolicyInput *in, const EnforceTarget *t,
+int plan_enforce(PlanEnforcer *pe, const PolicyLoop *l, const PolicySources *in, const EnforceTarget *t,
                  uint64_t now_usec, uint64_t governor_hold_usec) {
-        _cleanup_(knob_list_done) KnobList list = {};
+        _cleanup_(wanted_knobs_done) WantedKnobs list = {};
         ErrorInfo e = {};
         bool governor;
         int r;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "enforce.h"
-#include "policy-loop.h"
+#include "policy-input.h"
 
 typedef struct PlanEnforcer {
         uint64_t governor_switched_usec;  /* when the plan last switched the governor, 0 = never */
@@ -24,5 +24,5 @@ typedef struct PlanEnforcer {
 /* Writes what differs from the plan in force.  now_usec is CLOCK_MONOTONIC.
  * Returns the number of knobs written, or a negative errno (logged once
  * while it keeps failing; nothing changed). */
-int plan_enforce(PlanEnforcer *pe, const PolicyLoop *l, const PolicyInput *in, const EnforceTarget *t,
+int plan_enforce(PlanEnforcer *pe, const PolicyLoop *l, const PolicySources *in, const EnforceTarget *t,
                  uint64_t now_usec, uint64_t governor_hold_usec);

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cleanup.h"
+
 /* Reads the whole regular file at dirfd/path (opened as fileio_open_at()
  * does) into buf (NUL-terminated, trailing newline stripped).  Returns 0,
  * -ENOENT/-EACCES/... from openat/read, -EBADFD if it is not a regular
@@ -101,7 +103,4 @@ int fileio_open_at(int dirfd, const char *path);
 
 /* Closes *fd if >= 0 and sets it to -1 (for __attribute__((cleanup))). */
 void fileio_closep(int *fd);
-#define _cleanup_close_ __attribute__((cleanup(fileio_closep)))
-
-void freep(void *p);
-#define _cleanup_free_ __attribute__((cleanup(freep)))
+#define _cleanup_close_ _cleanup_(fileio_closep)

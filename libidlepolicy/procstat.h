@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cleanup.h"
+
 #include "errinfo.h"
 
 typedef struct ProcCpuSample {
@@ -34,7 +36,7 @@ int procreader_new(int root_fd, ProcReader **ret, ErrorInfo *e);
 /* Frees r (NULL allowed) and closes its fds.  Returns NULL. */
 ProcReader *procreader_free(ProcReader *r);
 void procreader_freep(ProcReader **r);
-#define _cleanup_procreader_ __attribute__((cleanup(procreader_freep)))
+#define _cleanup_procreader_ _cleanup_(procreader_freep)
 
 /* Fills out[0 .. n_cpus-1] (zeroed first).  CPUs not listed stay has_* =
  * false.  Malformed or truncated content fails with -EBADMSG and e naming

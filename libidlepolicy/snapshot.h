@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cleanup.h"
+
 #include "cpuidle.h"
 #include "errinfo.h"
 #include "procstat.h"
@@ -26,7 +28,7 @@ int snapshot_new(unsigned n_cpus, Snapshot **ret);
 /* Frees s (NULL allowed).  Returns NULL. */
 Snapshot *snapshot_free(Snapshot *s);
 void snapshot_freep(Snapshot **s);
-#define _cleanup_snapshot_ __attribute__((cleanup(snapshot_freep)))
+#define _cleanup_snapshot_ _cleanup_(snapshot_freep)
 
 /* Samples everything into s (which must have been created with
  * cpuidle_sampler_n_cpus(sampler) CPUs) and stamps it with now_usec.

@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include "cleanup.h"
+
 #include "cpuset.h"
 #include "errinfo.h"
 
@@ -44,4 +46,4 @@ int topology_online_changed(int root_fd, Topology *t);
 /* Frees t (NULL allowed).  Returns NULL. */
 Topology *topology_free(Topology *t);
 void topology_freep(Topology **t);
-#define _cleanup_topology_ __attribute__((cleanup(topology_freep)))
+#define _cleanup_topology_ _cleanup_(topology_freep)

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cleanup.h"
+
 typedef struct KernelCount KernelCount;
 
 typedef struct CpuidleSampler CpuidleSampler;
@@ -20,7 +22,7 @@ typedef struct CpuidleSampler CpuidleSampler;
 int kernel_count_new(CpuidleSampler *sampler, unsigned n_cpus, KernelCount **ret);
 KernelCount *kernel_count_free(KernelCount *k);
 void kernel_count_freep(KernelCount **k);
-#define _cleanup_kernel_count_ __attribute__((cleanup(kernel_count_freep)))
+#define _cleanup_kernel_count_ _cleanup_(kernel_count_freep)
 
 /* Reads the counters: the first call marks the start, each later one the
  * end.  Returns 0 or -errno. */

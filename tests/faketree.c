@@ -12,6 +12,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+
 #include "cpuset.h"
 #include "faketree.h"
 #include "fileio.h"
@@ -53,7 +55,7 @@ static void model_done(Model *m) {
         free(m->stat);
         free(m->irq);
 }
-#define _cleanup_model_ __attribute__((cleanup(model_done)))
+#define _cleanup_model_ _cleanup_(model_done)
 
 /* ---- file helpers --------------------------------------------------------- */
 

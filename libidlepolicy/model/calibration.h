@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cleanup.h"
+
 #include "errinfo.h"
 
 #define CALIBRATION_CPUS_MAX 8192u
@@ -63,7 +65,7 @@ typedef struct Calibration {
 int calibration_new(unsigned n_cpus, Calibration **ret);
 Calibration *calibration_free(Calibration *c);
 void calibration_freep(Calibration **c);
-#define _cleanup_calibration_ __attribute__((cleanup(calibration_freep)))
+#define _cleanup_calibration_ _cleanup_(calibration_freep)
 
 /* Marks states whose measured cost is far above the advertised one:
  * wakeup_us > 4 × advertised + 10 µs (documented in the man page).  Returns

@@ -171,15 +171,18 @@ void policy_model_step(const Profile *prof, const ModelCpu *m, const PolicyTick 
         if (want_floor > want_cap)
                 want_floor = floor;     /* the cap moved below the floor's new place: the cap wins */
         if ((want_cap != cap || want_floor != floor) && plan->held_ticks >= prof->hold_ticks) {
-                cap = want_cap;
-                floor = want_floor;
+                /* A move is the model's own: stored as it is. */
+                plan->model_cap = want_cap;
+                plan->model_floor = want_floor;
                 plan->held_ticks = 0;
-        } else {
-                ret->cap_held = want_cap != cap;
-                ret->floor_held = want_floor != floor;
-                if (plan->held_ticks < UINT_MAX)
-                        plan->held_ticks++;
+                return;
         }
-        plan->model_cap = cap;
-        plan->model_floor = floor;
+        ret->cap_held = want_cap != cap;
+        ret->floor_held = want_floor != floor;
+        if (plan->held_ticks < UINT_MAX)
+                plan->held_ticks++;
+        /* No move: the stored ends stay, even where a bound (a state
+         * disabled by hand, the profile's latency limit) clamps them now;
+         * the bound limits the plan, not the model, and once it lifts the
+         * model's own ends apply again. */
 }

@@ -52,6 +52,18 @@
 
 #include "policy-internal.h"
 
+const char *poll_mode_to_string(PollMode m) {
+        switch (m) {
+        case POLL_MODE_NONE:
+                return "none";
+        case POLL_MODE_WINDOW:
+                return "window";
+        case POLL_MODE_ONLY:
+                return "poll-only";
+        }
+        return "?";
+}
+
 #define MARGIN_SHIFT 3                 /* switch only when cheaper by 1/8 */
 #define LEARN_SHIFT 2                  /* d moves 1/4 of the way to each tick's fit */
 #define USEC_PER_SEC 1000000u

@@ -50,22 +50,6 @@ void policy_model_params(const Profile *prof, ModelParams *ret) {
         };
 }
 
-uint32_t policy_latency_us(const PolicyState *st) {
-        return st->real_latency_us > 0 ? st->real_latency_us : st->latency_us;
-}
-
-uint32_t policy_residency_us(const PolicyState *st) {
-        uint64_t derived;
-
-        if (st->real_residency_us > 0)
-                return st->real_residency_us;
-        if (!st->misdescribed)
-                return st->residency_us;
-        derived = 2 * (uint64_t) st->real_latency_us;
-        return derived > st->residency_us ? (uint32_t) (derived > UINT32_MAX ? UINT32_MAX : derived)
-                                          : st->residency_us;
-}
-
 /* Why state s may not be used at all, or NONE. */
 static PlanReason state_excluded(const Profile *prof, const PolicyState *st) {
         if (st->manual_disabled)

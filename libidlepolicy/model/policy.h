@@ -165,6 +165,9 @@ typedef enum PollMode {
         POLL_MODE_ONLY,               /* never halt: polling only (per CPU: resume latency n/a) */
 } PollMode;
 
+/* "none", "window", "poll-only". */
+const char *poll_mode_to_string(PollMode m);
+
 typedef struct PollInput {
         uint64_t d_poll_usage;        /* POLL entries in the tick */
         uint64_t d_halt_usage;        /* halt entries */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "gov-idlepolicy.h"
 #include "sim-rand.h"
 #include "sim-truth.h"
@@ -33,13 +35,22 @@ typedef struct TickCounters {
 typedef struct IdlePolicy IdlePolicy;
 
 static void idlepolicy_tick(IdlePolicy *ip);
+static void machine_facts(IdlePolicy *ip);
 
 struct IdlePolicy {
         Governor gov;            /* ops and the simulated table (manual bits) */
         SimTable table;          /* the base governor's view: the plan's disabled bits */
         Profile profile;
-        ModelCpu model;
-        CpuPlan plan;
+        PolicyLoop loop;         /* the daemon's policy step, for this one CPU */
+        PolicyCpu cpu;           /* loop.cpus; its model and plan start from the prior
+                                  * (the step starts them so again at its first tick) */
+        CpuidleStateInfo info[SIM_STATES_MAX];
+        CpuidleSystem system;    /* what the step is told of the machine */
+        Calibration calibration; /* the table's real costs, as a calibration would measure them */
+        CalibrationCpu calibration_cpu;
+        const GovernorOps *base; /* the base the plan runs on without a governor wish */
+        uint64_t governor_tick;  /* ticks when the governor was last switched for a wish */
+        bool poll_only;          /* the plan polls only (resume latency n/a) */
         SimRand rng;
         uint64_t tick_ns;
         uint64_t ticks;
@@ -47,6 +58,7 @@ struct IdlePolicy {
         uint64_t sleep_length_ns;    /* at the last select */
         double util;                 /* at the last select */
         void (*tick)(IdlePolicy *ip);   /* at the end of each tick: the plan for the next */
+        GovParams params;            /* as given: the base governors' parameters */
         GovParams range;             /* teo-range: its plans and share */
         double range_debt;           /* teo-range: ticks owed to the second plan */
         _Alignas(max_align_t) unsigned char inner[INNER_MAX];
@@ -79,10 +91,15 @@ static int idlepolicy_setup(IdlePolicy *ip, const GovernorOps *base, const Profi
         else
                 profile_init(&ip->profile, "balanced");
         ip->tick_ns = tick_ns ? tick_ns : IDLEPOLICY_TICK_NS;
-        r = model_cpu_init(&ip->model, ip->table.n_states);
+        r = model_cpu_init(&ip->cpu.model, ip->table.n_states);
         if (r < 0)
                 return r;
-        cpu_plan_init(&ip->plan, ip->table.n_states);
+        cpu_plan_init(&ip->cpu.plan, ip->table.n_states);
+        ip->loop = (PolicyLoop) { .n_cpus = 1, .cpus = &ip->cpu, .rng = 1 };
+        ip->base = base;
+        ip->params = *p;
+        machine_facts(ip);
+        snprintf(ip->system.governor, sizeof(ip->system.governor), "%s", base->name);
         ip->tick = idlepolicy_tick;
         sim_rand_seed(&ip->rng, p->seed ^ UINT64_C(0x1d1e90115c7));
         return inner_init(ip, base, p);
@@ -132,24 +149,126 @@ static void tick_fill(const IdlePolicy *ip, PolicyTick *t) {
         }
 }
 
-/* The daemon's tick: evidence against the states enabled during the tick,
- * learning, the decision, and the plan applied to the base's table. */
-static void idlepolicy_tick(IdlePolicy *ip) {
-        ModelEvidence ev[MODEL_STATES_MAX];
-        bool enabled[MODEL_STATES_MAX] = {};
-        ModelParams mp;
-        PolicyTick t;
+/* Whether the table is the cpuidle-haltpoll driver's (a KVM guest): the
+ * polling state and "haltpoll idle". */
+static bool table_is_haltpoll(const SimTable *t) {
+        return t->n_states == 2 && t->states[0].polling && strcmp(t->states[1].name, "haltpoll idle") == 0;
+}
 
-        tick_fill(ip, &t);
-        for (unsigned s = 0; s < t.n_states; s++)
-                enabled[s] = !ip->table.states[s].disabled;
-        policy_evidence(&t, enabled, ev);
-        policy_model_params(&ip->profile, &mp);
-        (void) model_cpu_learn(&ip->model, ev, enabled, &mp);
-        (void) policy_decide_cpu(&ip->profile, &ip->model, &t, (uint32_t) sim_rand_u64(&ip->rng), &ip->plan);
-        cpu_plan_enabled(&ip->plan, &t, enabled);
-        for (unsigned s = 0; s < t.n_states; s++)
-                ip->table.states[s].disabled = !enabled[s];
+/* What the step is told of the machine: the driver (haltpoll on a KVM
+ * table, with its module parameters), the governors the simulator can run
+ * as the kernel's, the state names and costs, and the table's real costs
+ * as the calibration. */
+static void machine_facts(IdlePolicy *ip) {
+        const SimTable *t = ip->gov.table;
+        bool kvm = table_is_haltpoll(t);
+
+        ip->system = (CpuidleSystem) {
+                .governor_writable = true,
+                .n_governors = 3,
+                .governors = { "menu", "teo", "haltpoll" },
+                .haltpoll = { .present = kvm },
+        };
+        snprintf(ip->system.driver, sizeof(ip->system.driver), "%s", kvm ? "haltpoll" : "sim");
+        ip->calibration_cpu = (CalibrationCpu) { .n_states = t->n_states };
+        for (unsigned s = 0; s < t->n_states; s++) {
+                const SimState *st = &t->states[s];
+
+                ip->info[s] = (CpuidleStateInfo) {
+                        .latency_us = st->advertised.exit_latency_ns / NSEC_PER_USEC,
+                        .residency_us = st->advertised.target_residency_ns / NSEC_PER_USEC,
+                        .default_enabled = true,
+                        .files = CPUIDLE_HAS_DISABLE,
+                };
+                snprintf(ip->info[s].name, sizeof(ip->info[s].name), "%s", st->name);
+                ip->calibration_cpu.states[s] = (CalibrationState) {
+                        .measured = true,
+                        .advertised_latency_us = (uint32_t) (st->advertised.exit_latency_ns / NSEC_PER_USEC),
+                        .wakeup_us = (uint32_t) (st->real.exit_latency_ns / NSEC_PER_USEC),
+                        .residency_us = (uint32_t) (st->real.target_residency_ns / NSEC_PER_USEC),
+                        .misdescribed = st->real.exit_latency_ns != st->advertised.exit_latency_ns,
+                };
+                snprintf(ip->calibration_cpu.states[s].name, sizeof(ip->calibration_cpu.states[s].name), "%s", st->name);
+        }
+        ip->calibration = (Calibration) { .n_cpus = 1, .cpus = &ip->calibration_cpu };
+}
+
+static uint32_t step_random(void *userdata) {
+        return (uint32_t) sim_rand_u64(&((IdlePolicy *) userdata)->rng);
+}
+
+/* Switches the base governor to name with the halt-poll window window_ns
+ * (guest_halt_poll_ns): like the kernel's switch, the new governor starts
+ * afresh.  Returns 0 or a negative errno (the old base stays). */
+static int base_switch(IdlePolicy *ip, const char *name, uint64_t window_ns) {
+        const GovernorOps *ops = governor_find(name);
+        GovParams p = ip->params;
+
+        if (!ops)
+                return -ENOENT;
+        p.halt_poll_ns = window_ns;
+        if (inner_init(ip, ops, &p) < 0)
+                return inner_init(ip, ip->base, &ip->params);
+        snprintf(ip->system.governor, sizeof(ip->system.governor), "%s", name);
+        ip->system.haltpoll.poll_ns = window_ns;
+        return 0;
+}
+
+/* The machine part of the plan, as the daemon's enforcement writes it: the
+ * governor the plan wants (at once when it needs it, else at most once per
+ * IDLEPOLICY_GOVERNOR_HOLD_TICKS) and guest_halt_poll_ns for a window. */
+static void apply_machine(IdlePolicy *ip) {
+        const PolicySystem *sys = &ip->loop.sys;
+        uint64_t window = sys->kvm && sys->has_poll && sys->poll.mode == POLL_MODE_WINDOW ? sys->poll.window_ns : 0;
+        const char *want = sys->governor[0] ? sys->governor : ip->system.governor;
+
+        if (!sys->governor_required && strcmp(want, ip->system.governor) != 0 && ip->governor_tick > 0 &&
+            ip->ticks - ip->governor_tick < IDLEPOLICY_GOVERNOR_HOLD_TICKS)
+                want = ip->system.governor;
+        if (strcmp(want, ip->system.governor) == 0 && window == ip->system.haltpoll.poll_ns)
+                return;
+        if (strcmp(want, ip->system.governor) != 0)
+                ip->governor_tick = ip->ticks ? ip->ticks : 1;
+        (void) base_switch(ip, want, window);
+}
+
+/* The daemon's tick: the policy step on what this CPU counted, then the
+ * plan in force applied to the base's table, and on a KVM guest the
+ * halt-poll window, polling only and the governor. */
+static void idlepolicy_tick(IdlePolicy *ip) {
+        PolicyCpuInput ci = {
+                .online = true,
+                .valid = true,
+                .profile = &ip->profile,
+                .info = ip->info,
+                .resume_latency_na = ip->poll_only,
+        };
+        PolicyStepInput in = {
+                .n_cpus = 1,
+                .cpus = &ci,
+                .profile = &ip->profile,
+                .system = &ip->system,
+                .calibration = &ip->calibration,
+                .random = step_random,
+                .random_userdata = ip,
+        };
+        const PolicyCpu *c;
+
+        tick_fill(ip, &ci.tick);
+        in.interval_us = ci.tick.interval_us;
+        for (unsigned s = 0; s < ci.tick.n_states; s++) {
+                ci.disabled[s] = ip->table.states[s].disabled;
+                ci.owned[s] = ci.disabled[s] && !ip->gov.table->states[s].disabled;
+        }
+        policy_loop_tick(&ip->loop, &in, NULL, NULL);
+        c = policy_loop_cpu(&ip->loop, 0);
+        if (!c)
+                return;
+        for (unsigned s = 0; s < ci.tick.n_states; s++)
+                ip->table.states[s].disabled = !c->allowed[s];
+        ip->poll_only = c->tick.states[c->cap].polling && c->cap_reason == PLAN_REASON_POLL_ECONOMICS;
+        if (ip->loop.sys.kvm)
+                apply_machine(ip);
 }
 
 static unsigned idlepolicy_select(Governor *g, const GovInput *in) {
@@ -158,6 +277,14 @@ static unsigned idlepolicy_select(Governor *g, const GovInput *in) {
 
         ip->sleep_length_ns = in->sleep_length_ns;
         ip->util = in->util;
+        if (ip->poll_only) {
+                /* Resume latency "n/a": no state with an exit latency, which
+                 * every governor honours (haltpoll ignores disable bits). */
+                GovInput limited = *in;
+
+                limited.latency_limit_ns = 0;
+                return b->ops->select(b, &limited);
+        }
         return b->ops->select(b, in);
 }
 
@@ -298,11 +425,19 @@ int gov_idlepolicy_new(const GovernorOps *base, const Profile *prof, uint64_t ti
 }
 
 const CpuPlan *gov_idlepolicy_plan(const Governor *g) {
-        return &((const IdlePolicy *) g)->plan;
+        return &((const IdlePolicy *) g)->cpu.plan;
 }
 
 const ModelCpu *gov_idlepolicy_model(const Governor *g) {
-        return &((const IdlePolicy *) g)->model;
+        return &((const IdlePolicy *) g)->cpu.model;
+}
+
+const PolicyLoop *gov_idlepolicy_loop(const Governor *g) {
+        return &((const IdlePolicy *) g)->loop;
+}
+
+const char *gov_idlepolicy_base(const Governor *g) {
+        return ((const IdlePolicy *) g)->inner[0] ? ((const Governor *) ((const IdlePolicy *) g)->inner)->ops->name : "";
 }
 
 const SimTable *gov_idlepolicy_table(const Governor *g) {

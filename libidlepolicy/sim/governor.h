@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cleanup.h"
+
 #include "errinfo.h"
 #include "sim-table.h"
 
@@ -105,7 +107,7 @@ int governor_new(const GovernorOps *ops, const SimTable *t, const GovParams *p, 
 /* Frees g (NULL allowed).  Returns NULL. */
 Governor *governor_free(Governor *g);
 void governor_freep(Governor **g);
-#define _cleanup_governor_ __attribute__((cleanup(governor_freep)))
+#define _cleanup_governor_ _cleanup_(governor_freep)
 
 /* Helpers for the governors (advertised costs, as the kernel sees them). */
 

@@ -8,19 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#define _cleanup_(f) __attribute__((cleanup(f)))
-#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+#include "cleanup.h"
+
 #define NSEC_PER_USEC UINT64_C(1000)
 #define NSEC_PER_MSEC UINT64_C(1000000)
 #define NSEC_PER_SEC UINT64_C(1000000000)
 
-/* Returns p and sets it to NULL: hands ownership out of a _cleanup_ variable. */
-#define TAKE_PTR(p)                             \
-        ({                                      \
-                __typeof__(p) _p_ = (p);        \
-                (p) = NULL;                     \
-                _p_;                            \
-        })
 
 static inline bool streq(const char *a, const char *b) {
         return strcmp(a, b) == 0;
@@ -39,8 +32,3 @@ static inline double pct(uint64_t part, uint64_t whole) {
         return whole ? 100.0 * (double) part / (double) whole : 0.0;
 }
 
-static inline void fclosep(FILE **f) {
-        if (*f)
-                fclose(*f);
-}
-#define _cleanup_fclose_ _cleanup_(fclosep)

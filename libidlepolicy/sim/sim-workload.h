@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cleanup.h"
+
 #include "errinfo.h"
 #include "sim-run.h"
 
@@ -29,7 +31,7 @@ void workload_next(Workload *w, SimInterval *ret);
 /* Frees w (NULL allowed).  Returns NULL. */
 Workload *workload_free(Workload *w);
 void workload_freep(Workload **w);
-#define _cleanup_workload_ __attribute__((cleanup(workload_freep)))
+#define _cleanup_workload_ _cleanup_(workload_freep)
 
 /* Generates n periods of spec with seed into a new array (free() it).
  * Returns 0 or a negative errno as workload_new(). */

@@ -39,6 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cleanup.h"
+
 #include "ftrace-parse.h"
 #include "trace-format.h"
 
@@ -72,7 +74,7 @@ int ftrace_idle_new(unsigned n_cpus, FtraceIdle **ret);
 /* Frees p (NULL allowed).  Returns NULL. */
 FtraceIdle *ftrace_idle_free(FtraceIdle *p);
 void ftrace_idle_freep(FtraceIdle **p);
-#define _cleanup_ftrace_idle_ __attribute__((cleanup(ftrace_idle_freep)))
+#define _cleanup_ftrace_idle_ _cleanup_(ftrace_idle_freep)
 
 /* Seeds the pending timers from the text of /proc/timer_list, read just
  * after tracing was switched on.  Returns the number of timers, or -ENOMEM. */

@@ -4,7 +4,7 @@
 
 #include "ftrace-parse.h"
 
-#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+#include "cleanup.h"
 
 static bool is_digit(char c) {
         return c >= '0' && c <= '9';

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cleanup.h"
+
 /* A timer interrupt lands this long after the timer's expiry at most (16-58
  * us measured on a KVM guest, with margin). */
 #define TIMER_LAG_MAX_NS 100000ull
@@ -23,7 +25,7 @@ int timer_track_new(unsigned n_cpus, TimerTrack **ret);
 /* Frees t (NULL allowed).  Returns NULL. */
 TimerTrack *timer_track_free(TimerTrack *t);
 void timer_track_freep(TimerTrack **t);
-#define _cleanup_timer_track_ __attribute__((cleanup(timer_track_freep)))
+#define _cleanup_timer_track_ _cleanup_(timer_track_freep)
 
 /* Timer id was armed on cpu (re-arming moves it) to fire at expires_ns in
  * its own clock's time; now_ns is the event's CLOCK_MONOTONIC time.

@@ -30,7 +30,7 @@ static const char *const source_names[] = {
         [TRACE_SOURCE_IRQ_BOUNDED] = "irq-bounded",
 };
 
-#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+#include "cleanup.h"
 
 const char *trace_wake_to_string(TraceWake w) {
         return (unsigned) w < ELEMENTSOF(wake_names) ? wake_names[w] : NULL;

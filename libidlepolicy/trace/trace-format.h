@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cleanup.h"
+
 #include "errinfo.h"
 
 #define TRACE_FORMAT_VERSION 1
@@ -98,7 +100,7 @@ int trace_read(FILE *f, Trace **ret, ErrorInfo *e);
 /* Frees t (NULL allowed).  Returns NULL. */
 Trace *trace_free(Trace *t);
 void trace_freep(Trace **t);
-#define _cleanup_trace_ __attribute__((cleanup(trace_freep)))
+#define _cleanup_trace_ _cleanup_(trace_freep)
 
 const char *trace_wake_to_string(TraceWake w);
 const char *trace_miss_to_string(TraceMiss m);

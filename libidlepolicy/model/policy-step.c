@@ -3,8 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "knob.h"
-#include "policy-loop.h"
+#include "policy-step.h"
 
 /* Returns 0 or -ENOMEM. */
 int policy_loop_new(unsigned n_cpus, uint64_t seed, PolicyLoop **ret) {
@@ -75,17 +74,9 @@ const PolicyCpu *policy_loop_cpu(const PolicyLoop *l, unsigned cpu) {
         return &l->cpus[cpu];
 }
 
-const CalibrationState *policy_calibrated_state(const Calibration *c, unsigned cpu, unsigned k, const char *name) {
-        const CalibrationState *st;
-
-        if (!c || cpu >= c->n_cpus || k >= c->cpus[cpu].n_states)
-                return NULL;
-        st = &c->cpus[cpu].states[k];
-        return st->measured && strcmp(st->name, name) == 0 ? st : NULL;
-}
-
-bool policy_owns_knob(const PolicyInput *in, const char *path) {
-        return journal_original(in->journal, path) && !overrides_contains(in->overrides, path);
+/* The step's next random number: the caller's source, else the loop's. */
+static uint32_t step_random(PolicyLoop *l, const PolicyStepInput *in) {
+        return in->random ? in->random(in->random_userdata) : policy_loop_random(l);
 }
 
 /* Starts cpu's model and plan from the prior. */
@@ -95,51 +86,12 @@ static void cpu_reset(PolicyCpu *c, unsigned n_states) {
         cpu_plan_init(&c->plan, n_states);
 }
 
-/* What the policy is told about state k: advertised and calibrated costs,
- * and whether it is disabled by someone else (by hand, or found so). */
-static PolicyState state_input(const PolicyInput *in, unsigned cpu, unsigned k, const CpuidleStateInfo *info,
-                               const CpuidleCpuSample *smp) {
-        const CalibrationState *cal = policy_calibrated_state(in->calibration, cpu, k, info->name);
-        char path[KNOB_PATH_MAX];
-        PolicyState st = {
-                .latency_us = (uint32_t) (info->latency_us > UINT32_MAX ? UINT32_MAX : info->latency_us),
-                .residency_us = (uint32_t) (info->residency_us > UINT32_MAX ? UINT32_MAX : info->residency_us),
-                .polling = strcmp(info->name, "POLL") == 0 || (k == 0 && info->latency_us == 0),
-        };
-
-        if (cal) {
-                st.real_latency_us = cal->wakeup_us;
-                st.real_residency_us = calibration_breakeven_us(cal, st.residency_us);
-                st.misdescribed = cal->misdescribed;
-        }
-        st.manual_disabled = smp->states[k].disabled &&
-                             !policy_owns_knob(in, knob_state_disable_path(cpu, k, path));
-        return st;
-}
-
-static uint64_t per_interval(double per_s, uint64_t interval_usec) {
-        return per_s > 0 ? (uint64_t) (per_s * (double) interval_usec / 1e6 + 0.5) : 0;
-}
-
-/* Fills t from the last sample of cpu. */
-static void tick_fill(const PolicyInput *in, unsigned cpu, const CpuidleStateInfo *info, unsigned n,
-                      const CpuRates *r, const CpuidleCpuSample *smp, PolicyTick *t) {
-        uint64_t interval = in->sampling->interval_usec;
-
-        *t = (PolicyTick) {
-                .n_states = n,
-                .interval_us = interval,
-                .util = r->util >= 0 ? (int) (r->util * 1024.0 + 0.5) : -1,
-                .d_timer_wakeups = per_interval(r->timer_wakeups_per_s, interval),
-                .d_other_wakeups = per_interval(r->other_wakeups_per_s, interval),
-        };
-        for (unsigned k = 0; k < n; k++) {
-                t->states[k] = state_input(in, cpu, k, &info[k], smp);
-                t->d_usage[k] = r->states[k].d_usage;
-                t->d_above[k] = r->states[k].d_above;
-                t->d_below[k] = r->states[k].d_below;
-                t->d_time_us[k] = r->states[k].d_time_us;
-        }
+/* The tick as the policy reads it: the caller's, with the states disabled
+ * by someone else (by hand, or found so: not the plan's own) marked. */
+static void tick_take(const PolicyCpuInput *in, PolicyTick *t) {
+        *t = in->tick;
+        for (unsigned k = 0; k < t->n_states; k++)
+                t->states[k].manual_disabled = in->disabled[k] && !in->owned[k];
 }
 
 /* Whether the CPU went nearly idle (busy under 1/16) since the last tick
@@ -175,7 +127,8 @@ static bool load_stopped(const PolicyCpu *c) {
  * A cap the profile's latency limit set (a halt slower than the limit)
  * stands: that is the profile's word, not a price.
  * Returns true if it set the plan (cap, floor and reasons in c). */
-static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *prof, uint32_t random) {
+static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *prof, PolicyLoop *l,
+                         const PolicyStepInput *in) {
         bool want_only, explore, only;
 
         if (!sys->kvm || !sys->has_poll || !c->has_poll || sys->halt_state >= c->n_states ||
@@ -183,7 +136,7 @@ static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *p
                 return false;
         want_only = c->poll.mode == POLL_MODE_ONLY;
         explore = want_only && c->poll.held_ticks >= prof->hold_ticks &&
-                  (policy_explore_draw(prof, c->poll.success < 1024 ? 1024 - c->poll.success : 0, random) ||
+                  (policy_explore_draw(prof, c->poll.success < 1024 ? 1024 - c->poll.success : 0, step_random(l, in)) ||
                    load_stopped(c));
         only = want_only && !explore;
         for (unsigned k = 0; k < c->n_states; k++)
@@ -198,11 +151,10 @@ static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *p
 /* The plan in force: the policy's [floor, cap] (on KVM the poll
  * economics' one) with the manual settings on top; an end that the
  * manual settings moved says so. */
-static void cpu_effective(PolicyCpu *c, unsigned cpu, const PolicyInput *in, const PolicySystem *sys,
-                          const CpuidleCpuSample *smp, uint32_t random) {
+static void cpu_effective(PolicyLoop *l, PolicyCpu *c, const PolicyStepInput *step, const PolicyCpuInput *in) {
         unsigned n = c->n_states, cap = 0, floor = n;
 
-        if (!cpu_kvm_plan(c, sys, in->profile, random)) {
+        if (!cpu_kvm_plan(c, &l->sys, in->profile, l, step)) {
                 cpu_plan_enabled(&c->plan, &c->tick, c->allowed);
                 c->cap = c->plan.cap;
                 c->floor = c->plan.floor;
@@ -210,8 +162,8 @@ static void cpu_effective(PolicyCpu *c, unsigned cpu, const PolicyInput *in, con
                 c->floor_reason = c->plan.floor_reason;
         }
         for (unsigned k = 0; k < n; k++) {
-                if (overrides_state(in->overrides, cpu, k))
-                        c->allowed[k] = !smp->states[k].disabled;
+                if (in->manual[k])
+                        c->allowed[k] = !in->disabled[k];
                 if (c->allowed[k]) {
                         cap = k;
                         floor = floor < n ? floor : k;
@@ -230,11 +182,11 @@ static void cpu_effective(PolicyCpu *c, unsigned cpu, const PolicyInput *in, con
  * every non-polling state disabled.  Its counters then say nothing about
  * halting: the POLL entries count the poll loop's time-limit exits rather
  * than idle periods, and a wakeup of a polling CPU sends no IPI. */
-static bool polled_only(const PolicyTick *t, const CpuidleCpuSample *smp) {
-        if (smp->has_resume_latency && smp->resume_latency_us == CPUIDLE_RESUME_LATENCY_NA)
+static bool polled_only(const PolicyCpuInput *in) {
+        if (in->resume_latency_na)
                 return true;
-        for (unsigned k = 0; k < t->n_states; k++)
-                if (!t->states[k].polling && !smp->states[k].disabled)
+        for (unsigned k = 0; k < in->tick.n_states; k++)
+                if (!in->tick.states[k].polling && !in->disabled[k])
                         return false;
         return true;
 }
@@ -242,7 +194,7 @@ static bool polled_only(const PolicyTick *t, const CpuidleCpuSample *smp) {
 /* This CPU's halt-poll decision on kvm (its own: polling only or not; and
  * PollSuccess).  A tick in which it polled only measures nothing: the
  * decision holds, to be re-measured by exploration (cpu_kvm_plan()). */
-static void cpu_poll(PolicyCpu *c, const PolicyInput *in, const PolicySystem *sys) {
+static void cpu_poll(PolicyCpu *c, const PolicyStepInput *in, const Profile *prof, const PolicySystem *sys) {
         const PolicyTick *t = &c->tick;
         PollInput pin;
 
@@ -258,63 +210,59 @@ static void cpu_poll(PolicyCpu *c, const PolicyInput *in, const PolicySystem *sy
         pin.interval_us = t->interval_us;
         pin.util = t->util;
         policy_poll_input_add(&pin, sys, t);
-        (void) policy_decide_poll(in->profile, &pin, c->has_poll ? &c->poll : NULL, &c->poll);
+        (void) policy_decide_poll(prof, &pin, c->has_poll ? &c->poll : NULL, &c->poll);
         c->has_poll = true;
         c->poll_util = t->util;
 }
 
 /* Learns and decides for one CPU; c->fresh says whether it did. */
-static void cpu_learn(PolicyLoop *l, unsigned cpu, const PolicyInput *in) {
-        const Sampling *s = in->sampling;
-        const CpuRates *r = sampling_rates(s, cpu);
-        const CpuidleCpuSample *smp = sampling_counters(s, cpu);
+static void cpu_learn(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in) {
+        const PolicyCpuInput *ci = &in->cpus[cpu];
         PolicyCpu *c = &l->cpus[cpu];
-        unsigned n = 0;
-        const CpuidleStateInfo *info = cpuidle_sampler_states(s->sampler, cpu, &n);
+        unsigned n = ci->tick.n_states;
         bool enabled[MODEL_STATES_MAX] = {};
         ModelEvidence ev[MODEL_STATES_MAX];
         ModelParams mp;
 
         c->fresh = false;
-        if (!r || !r->valid || !smp || n == 0 || n > MODEL_STATES_MAX || r->n_states != n || smp->n_states != n)
+        if (!ci->valid || !ci->profile || !ci->info || n == 0 || n > MODEL_STATES_MAX)
                 return;
         if (!c->active || c->n_states != n)
                 cpu_reset(c, n);
-        tick_fill(in, cpu, info, n, r, smp, &c->tick);
-        c->polled_only = polled_only(&c->tick, smp);
+        tick_take(ci, &c->tick);
+        c->polled_only = polled_only(ci);
         for (unsigned k = 0; k < n; k++)
-                enabled[k] = !smp->states[k].disabled;
+                enabled[k] = !ci->disabled[k];
         policy_evidence(&c->tick, enabled, ev);
-        policy_model_params(in->profile, &mp);
+        policy_model_params(ci->profile, &mp);
         (void) model_cpu_learn(&c->model, ev, enabled, &mp);
-        (void) policy_decide_cpu(in->profile, &c->model, &c->tick, policy_loop_random(l), &c->plan);
-        cpu_poll(c, in, &l->sys);
+        (void) policy_decide_cpu(ci->profile, &c->model, &c->tick, step_random(l, in), &c->plan);
+        cpu_poll(c, in, ci->profile, &l->sys);
         c->fresh = true;
 }
 
 /* Applies the manual settings and the system decision to a CPU that
  * learned this tick.  Returns true if its plan in force moved. */
-static bool cpu_settle(PolicyLoop *l, unsigned cpu, const PolicyInput *in) {
+static bool cpu_settle(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in) {
+        const PolicyCpuInput *ci = &in->cpus[cpu];
         PolicyCpu *c = &l->cpus[cpu];
-        unsigned old_cap = c->cap, old_floor = c->floor, n = 0;
-        const CpuidleStateInfo *info = cpuidle_sampler_states(in->sampling->sampler, cpu, &n);
+        unsigned old_cap = c->cap, old_floor = c->floor;
         bool first = !c->settled;
 
         if (!c->fresh)
                 return false;
-        cpu_effective(c, cpu, in, &l->sys, sampling_counters(in->sampling, cpu), policy_loop_random(l));
-        plan_reason_format(c, in->profile, &l->sys, info);
+        cpu_effective(l, c, in, ci);
+        plan_reason_format(c, ci->profile, &l->sys, ci->info);
         c->settled = true;
         return first || c->cap != old_cap || c->floor != old_floor;
 }
 
-void policy_loop_tick(PolicyLoop *l, const PolicyInput *in, PlanChangedFunc changed, void *userdata) {
-        const Topology *t = in->sampling->topology;
-        unsigned n = l->n_cpus < t->n_cpus ? l->n_cpus : t->n_cpus;
+void policy_loop_tick(PolicyLoop *l, const PolicyStepInput *in, PlanChangedFunc changed, void *userdata) {
+        unsigned n = l->n_cpus < in->n_cpus ? l->n_cpus : in->n_cpus;
 
         policy_system_facts(l, in);
-        for (unsigned cpu = 0; cpu < n; cpu++) {
-                if (t->cpus[cpu].online)
+        for (unsigned cpu = 0; cpu < l->n_cpus; cpu++) {
+                if (cpu < n && in->cpus[cpu].online)
                         cpu_learn(l, cpu, in);
                 else
                         l->cpus[cpu].active = l->cpus[cpu].fresh = false;

@@ -6,30 +6,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy-loop.h"
-
-const char *poll_mode_to_string(PollMode m) {
-        switch (m) {
-        case POLL_MODE_NONE:
-                return "none";
-        case POLL_MODE_WINDOW:
-                return "window";
-        case POLL_MODE_ONLY:
-                return "poll-only";
-        }
-        return "?";
-}
+#include "policy-step.h"
 
 /* Finds the polling state and the first halt state after it in the state
- * table of the first online CPU.  Returns true if both exist. */
-static bool find_poll_states(const Sampling *s, unsigned *ret_poll, unsigned *ret_halt) {
-        CPUSET_FOREACH(cpu, &s->topology->online) {
-                unsigned n = 0;
-                const CpuidleStateInfo *info = cpuidle_sampler_states(s->sampler, (unsigned) cpu, &n);
+ * table of the first valid CPU.  Returns true if both exist. */
+static bool find_poll_states(const PolicyStepInput *in, unsigned *ret_poll, unsigned *ret_halt) {
+        for (unsigned cpu = 0; cpu < in->n_cpus; cpu++) {
+                const PolicyCpuInput *c = &in->cpus[cpu];
 
-                if (n < 2)
+                if (!c->online || !c->info || c->tick.n_states < 2)
                         continue;
-                if (strcmp(info[0].name, "POLL") != 0 && info[0].latency_us != 0)
+                if (strcmp(c->info[0].name, "POLL") != 0 && c->info[0].latency_us != 0)
                         return false;
                 *ret_poll = 0;
                 *ret_halt = 1;
@@ -40,14 +27,13 @@ static bool find_poll_states(const Sampling *s, unsigned *ret_poll, unsigned *re
 
 /* The mean calibrated wakeup cost of the halt state over the calibrated
  * CPUs, 0 if none. */
-static uint32_t halt_cost(const PolicyInput *in, unsigned halt_state) {
+static uint32_t halt_cost(const PolicyStepInput *in, unsigned halt_state) {
         uint64_t sum = 0, n = 0;
 
-        CPUSET_FOREACH(cpu, &in->sampling->topology->online) {
-                unsigned n_states = 0;
-                const CpuidleStateInfo *info = cpuidle_sampler_states(in->sampling->sampler, (unsigned) cpu, &n_states);
-                const CalibrationState *st = halt_state < n_states ?
-                        policy_calibrated_state(in->calibration, (unsigned) cpu, halt_state, info[halt_state].name) : NULL;
+        for (unsigned cpu = 0; cpu < in->n_cpus; cpu++) {
+                const PolicyCpuInput *c = &in->cpus[cpu];
+                const CalibrationState *st = c->online && c->info && halt_state < c->tick.n_states ?
+                        policy_calibrated_state(in->calibration, cpu, halt_state, c->info[halt_state].name) : NULL;
 
                 if (st && st->wakeup_us > 0) {
                         sum += st->wakeup_us;
@@ -57,10 +43,10 @@ static uint32_t halt_cost(const PolicyInput *in, unsigned halt_state) {
         return n > 0 ? (uint32_t) (sum / n) : 0;
 }
 
-void policy_system_facts(PolicyLoop *l, const PolicyInput *in) {
+void policy_system_facts(PolicyLoop *l, const PolicyStepInput *in) {
         PolicySystem *sys = &l->sys;
         bool kvm = strcmp(in->system->driver, "haltpoll") == 0 && in->system->haltpoll.present &&
-                   find_poll_states(in->sampling, &sys->poll_state, &sys->halt_state);
+                   find_poll_states(in, &sys->poll_state, &sys->halt_state);
 
         if (!kvm) {
                 sys->has_poll = false;
@@ -71,9 +57,9 @@ void policy_system_facts(PolicyLoop *l, const PolicyInput *in) {
                 sys->halt_cost_us = halt_cost(in, sys->halt_state);
 }
 
-PollInput policy_poll_input(const PolicyInput *in, const PolicySystem *sys) {
+PollInput policy_poll_input(const PolicyStepInput *in, const PolicySystem *sys) {
         return (PollInput) {
-                .interval_us = in->sampling->interval_usec,
+                .interval_us = in->interval_us,
                 .halt_cost_us = sys->halt_cost_us,
                 .window_ns = strcmp(in->system->governor, "haltpoll") == 0 ? in->system->haltpoll.poll_ns : 0,
         };
@@ -93,7 +79,7 @@ void policy_poll_input_add(PollInput *pin, const PolicySystem *sys, const Policy
  * window: polling only is each CPU's own decision (cpu_kvm_plan()), and a
  * machine "polling only" would leave a CPU that wants a window with none
  * at all.  Returns the number of CPUs summed (0: the decision holds). */
-static unsigned poll_input(const PolicyLoop *l, const PolicyInput *in, PollInput *ret) {
+static unsigned poll_input(const PolicyLoop *l, const PolicyStepInput *in, PollInput *ret) {
         const PolicySystem *sys = &l->sys;
         int64_t util = 0;
         unsigned n = 0;
@@ -117,12 +103,12 @@ static unsigned poll_input(const PolicyLoop *l, const PolicyInput *in, PollInput
  * says whether the plan needs it (a poll window works only under the
  * haltpoll governor) rather than merely prefers it (menu does not stop the
  * tick on every idle entry: each stop is a VM exit on a guest). */
-static const char *wanted_governor(const PolicyLoop *l, const PolicyInput *in, bool *ret_required) {
+static const char *wanted_governor(const PolicyLoop *l, const PolicyStepInput *in, bool *ret_required) {
         const Profile *p = in->profile;
         const char *g = "";
 
         *ret_required = false;
-        if (overrides_governor(in->overrides))
+        if (in->governor_manual)
                 return "";
         if (p->governor == PROFILE_GOVERNOR_NAMED)
                 g = p->governor_name;
@@ -137,7 +123,7 @@ static const char *wanted_governor(const PolicyLoop *l, const PolicyInput *in, b
         return g;
 }
 
-void policy_system_decide(PolicyLoop *l, const PolicyInput *in) {
+void policy_system_decide(PolicyLoop *l, const PolicyStepInput *in) {
         PolicySystem *sys = &l->sys;
         PollInput pin;
 

@@ -1,22 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The policy's tick: per online CPU, the last sample's deltas become a
- * PolicyTick; the library turns it into evidence, learns and decides the
- * CPU's plan (policy.h); on KVM guests the whole machine's halt-poll
- * decision and, per the profile, the governor the plan wants.  Nothing
- * here writes a knob (plan-enforce.h does, in enforce mode) or talks to
- * the bus: a callback tells the caller which CPU's plan moved. */
+/* One policy step: per CPU, the tick's data (a PolicyTick, built by the
+ * caller from its counters) becomes evidence, the model learns and the
+ * CPU's plan is decided under that CPU's own profile (policy.h); then the
+ * manual settings and, on KVM guests, the halt-poll economics give the
+ * plan in force with its reasons and its one-line explanation; for the
+ * machine, the halt-poll decision and the governor the plan wants.
+ *
+ * The daemon and the simulator run exactly this.  Input is plain data
+ * (PolicyStepInput): nothing here knows about the restore journal, the bus
+ * or a file, reads the clock or logs.  Nothing writes a knob: a callback
+ * tells the caller which CPU's plan moved. */
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "calibration.h"
 #include "cpuidle.h"
-#include "journal.h"
-#include "overrides.h"
 #include "policy.h"
-#include "sampling.h"
+#include "topology.h"
 
 typedef struct PolicyCpu {
         bool active;                  /* has a model: online, with a state table */
@@ -56,15 +59,38 @@ typedef struct PolicyLoop {
         uint64_t ticks;
 } PolicyLoop;
 
-/* What one tick works on, borrowed from the manager. */
-typedef struct PolicyInput {
-        const Profile *profile;
-        const Sampling *sampling;
-        const CpuidleSystem *system;
+/* One CPU's part of a step. */
+typedef struct PolicyCpuInput {
+        bool online;                      /* false: the CPU loses its model */
+        bool valid;                       /* the tick has its rates and state table: it
+                                           * learns and decides (else its plan holds) */
+        const Profile *profile;           /* the profile in force on this CPU (if valid) */
+        const CpuidleStateInfo *info;     /* tick.n_states entries: names, advertised costs */
+        PolicyTick tick;                  /* deltas, util, wakeups; per state the costs
+                                           * (calibrated ones too) and polling; the step
+                                           * sets states[k].manual_disabled */
+        bool disabled[MODEL_STATES_MAX];  /* the disable bits during the tick */
+        bool manual[MODEL_STATES_MAX];    /* the disable knob was set by hand: the plan leaves it */
+        bool owned[MODEL_STATES_MAX];     /* the plan itself disabled it (not by hand) */
+        bool resume_latency_na;           /* pm_qos_resume_latency_us was "n/a" */
+} PolicyCpuInput;
+
+/* What one step works on: plain data, borrowed for the call. */
+typedef struct PolicyStepInput {
+        unsigned n_cpus;
+        const PolicyCpuInput *cpus;       /* n_cpus entries */
+        const Profile *profile;           /* the machine's: the machine-wide decisions */
+        uint64_t interval_us;             /* the tick's wall time */
+        const CpuidleSystem *system;      /* driver, governor(s), haltpoll parameters */
         const Calibration *calibration;   /* NULL: not calibrated */
-        const Overrides *overrides;
-        const Journal *journal;           /* the knobs the daemon changed */
-} PolicyInput;
+        bool governor_manual;             /* the governor was set by hand: no opinion on it */
+        /* Where the step's random numbers come from (uniform 32 bits);
+         * NULL: the loop's own generator.  Drawn once per fresh CPU for its
+         * decision, and once more only when a CPU that polls only may
+         * explore. */
+        uint32_t (*random)(void *userdata);
+        void *random_userdata;
+} PolicyStepInput;
 
 /* Called for each CPU whose plan in force moved (cap or floor). */
 typedef void (*PlanChangedFunc)(unsigned cpu, const PolicyCpu *c, void *userdata);
@@ -83,9 +109,11 @@ int policy_loop_resize(PolicyLoop *l, const Topology *t);
 /* Forgets every CPU's model and plan (the next tick starts afresh). */
 void policy_loop_reset(PolicyLoop *l);
 
-/* One tick: learns and decides for every online CPU with rates, then the
- * system decisions.  changed (may be NULL) is called per moved plan. */
-void policy_loop_tick(PolicyLoop *l, const PolicyInput *in, PlanChangedFunc changed, void *userdata);
+/* One step: learns and decides for every valid CPU in in, then the
+ * machine's decisions.  A CPU slot beyond in->n_cpus or offline loses its
+ * model; one online but not valid keeps it and its plan.  changed (may be
+ * NULL) is called per moved plan. */
+void policy_loop_tick(PolicyLoop *l, const PolicyStepInput *in, PlanChangedFunc changed, void *userdata);
 
 /* The CPU's state, or NULL when it has no model. */
 const PolicyCpu *policy_loop_cpu(const PolicyLoop *l, unsigned cpu);
@@ -97,29 +125,28 @@ uint32_t policy_loop_random(PolicyLoop *l);
  * name; NULL otherwise. */
 const CalibrationState *policy_calibrated_state(const Calibration *c, unsigned cpu, unsigned k, const char *name);
 
-/* Whether the daemon changed the knob at path and it is not set by hand:
- * the plan's own change. */
-bool policy_owns_knob(const PolicyInput *in, const char *path);
+/* Fills the calibrated costs of st (state k of cpu, called name) from c:
+ * the measured wakeup cost, break-even residency and the mis-described
+ * verdict.  Leaves st alone when c has no measurement of that state. */
+void policy_state_calibrate(PolicyState *st, const Calibration *c, unsigned cpu, unsigned k, const char *name);
 
 /* Before the CPUs learn: the kvm facts and the calibrated halt cost in
- * l->sys (policy-system.c). */
-void policy_system_facts(PolicyLoop *l, const PolicyInput *in);
+ * l->sys (policy-machine.c). */
+void policy_system_facts(PolicyLoop *l, const PolicyStepInput *in);
 
 /* A PollInput with no entries yet: the tick's interval, the calibrated
  * halt cost and the window the machine runs with (guest_halt_poll_ns under
  * the haltpoll governor, the only one that polls in a window, else 0). */
-PollInput policy_poll_input(const PolicyInput *in, const PolicySystem *sys);
+PollInput policy_poll_input(const PolicyStepInput *in, const PolicySystem *sys);
 /* Adds one CPU's tick (its POLL and halt entries and times, its non-timer
  * wakeups) to pin. */
 void policy_poll_input_add(PollInput *pin, const PolicySystem *sys, const PolicyTick *t);
 
 /* After they learned: the machine's halt-poll decision from the fresh
- * CPUs' ticks, and the governor the profile wants (policy-system.c). */
-void policy_system_decide(PolicyLoop *l, const PolicyInput *in);
+ * CPUs' ticks, and the governor the profile wants (policy-machine.c). */
+void policy_system_decide(PolicyLoop *l, const PolicyStepInput *in);
 
 /* Writes the one-line explanation of c's plan into c->reason
  * (plan-reason.c).  names[k] are the states' names. */
 void plan_reason_format(PolicyCpu *c, const Profile *prof, const PolicySystem *sys, const CpuidleStateInfo *info);
 
-/* "none", "window", "poll-only". */
-const char *poll_mode_to_string(PollMode m);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy-loop.h"
+#include "policy-step.h"
 
 /* snprintf() that truncates quietly: these are explanations, not data. */
 static void put(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The daemon's side of the policy step (policy-step.h in the library):
+ * builds its plain-data input from what the daemon holds (the sampling,
+ * the restore journal, the manual settings) and says which knobs are the
+ * plan's own. */
+
+#include <stdbool.h>
+
+#include "calibration.h"
+#include "cpuidle.h"
+#include "journal.h"
+#include "overrides.h"
+#include "policy-step.h"
+#include "sampling.h"
+
+/* What the daemon holds, borrowed for one tick. */
+typedef struct PolicySources {
+        const Profile *profile;           /* the machine's */
+        const Sampling *sampling;
+        const CpuidleSystem *system;
+        const Calibration *calibration;   /* NULL: not calibrated */
+        const Overrides *overrides;
+        const Journal *journal;           /* the knobs the daemon changed */
+} PolicySources;
+
+/* The per-CPU inputs, kept across ticks (no allocation per tick). */
+typedef struct PolicyInputBuffer {
+        PolicyCpuInput *cpus;
+        unsigned n_allocated;
+} PolicyInputBuffer;
+
+/* Frees the buffer's memory.  b may hold nothing. */
+void policy_input_buffer_done(PolicyInputBuffer *b);
+
+/* Builds the step's input from src into b and *ret (which points into b).
+ * Returns 0 or -ENOMEM. */
+int policy_input_build(PolicyInputBuffer *b, const PolicySources *src, PolicyStepInput *ret);
+
+/* Whether the daemon changed the knob at path and it is not set by hand:
+ * the plan's own change. */
+bool policy_owns_knob(const PolicySources *src, const char *path);
