@@ -349,7 +349,7 @@ int cpuidle_system_reader_read(CpuidleSystemReader *r, CpuidleSystem *ret, Error
 }
 
 int cpuidle_system_load(int root_fd, CpuidleSystem *ret, ErrorInfo *e) {
-        __attribute__((cleanup(reader_done))) CpuidleSystemReader r = reader_make(root_fd, false);
+        _cleanup_(reader_done) CpuidleSystemReader r = reader_make(root_fd, false);
         int k = cpuidle_system_reader_read(&r, ret, e);
 
         return k < 0 ? k : 0;

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cleanup.h"
 #include "errinfo.h"
 #include "topology.h"
 
@@ -115,7 +116,7 @@ int cpuidle_system_reader_new(int root_fd, unsigned full_every, CpuidleSystemRea
 /* Frees r (NULL allowed) and closes its fds.  Returns NULL. */
 CpuidleSystemReader *cpuidle_system_reader_free(CpuidleSystemReader *r);
 void cpuidle_system_reader_freep(CpuidleSystemReader **r);
-#define _cleanup_cpuidle_system_reader_ __attribute__((cleanup(cpuidle_system_reader_freep)))
+#define _cleanup_cpuidle_system_reader_ _cleanup_(cpuidle_system_reader_freep)
 
 /* Fills *ret as cpuidle_system_load() would, the values a partial read
  * skips carried over from the last read.  Returns 1 if *ret differs from
@@ -196,7 +197,7 @@ unsigned cpuidle_sampler_fds(const CpuidleSampler *s);
 /* Frees s (NULL allowed) and closes its fds.  Returns NULL. */
 CpuidleSampler *cpuidle_sampler_free(CpuidleSampler *s);
 void cpuidle_sampler_freep(CpuidleSampler **s);
-#define _cleanup_cpuidle_sampler_ __attribute__((cleanup(cpuidle_sampler_freep)))
+#define _cleanup_cpuidle_sampler_ _cleanup_(cpuidle_sampler_freep)
 
 /* Number of CPU slots (= t->n_cpus given at creation). */
 unsigned cpuidle_sampler_n_cpus(const CpuidleSampler *s);
