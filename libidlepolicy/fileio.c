@@ -90,11 +90,18 @@ static ssize_t pread_fill(int fd, char *buf, size_t len, size_t room) {
         return (ssize_t) len;
 }
 
+/* NUL-terminates the len bytes read into buf and strips one trailing
+ * newline.  Returns the length left. */
+static int finish_string(char *buf, size_t len) {
+        buf[len] = '\0';
+        strip_newline(buf, &len);
+        return (int) len;
+}
+
 /* Returns the number of bytes read or -errno; -EFBIG if the file does not
  * fit into size - 1 bytes. */
 int fileio_pread_string(int fd, char *buf, size_t size) {
         ssize_t n;
-        size_t len;
 
         if (size < 2)
                 return -EINVAL;
@@ -104,15 +111,11 @@ int fileio_pread_string(int fd, char *buf, size_t size) {
                 return (int) n;
         if ((size_t) n == size)
                 return -EFBIG;
-        len = (size_t) n;
-        buf[len] = '\0';
-        strip_newline(buf, &len);
-        return (int) len;
+        return finish_string(buf, (size_t) n);
 }
 
 int fileio_pread_once(int fd, char *buf, size_t size) {
         ssize_t n;
-        size_t len;
 
         if (size < 1)
                 return -EINVAL;
@@ -123,10 +126,7 @@ int fileio_pread_once(int fd, char *buf, size_t size) {
                 return -errno;
         if ((size_t) n >= size)
                 return -EFBIG;
-        len = (size_t) n;
-        buf[len] = '\0';
-        strip_newline(buf, &len);
-        return (int) len;
+        return finish_string(buf, (size_t) n);
 }
 
 /* Grows *buf (of *size bytes, NULL: 0) towards at least READ_CHUNK and at

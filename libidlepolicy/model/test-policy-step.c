@@ -169,14 +169,6 @@ static PolicyTick *tick_begin(Machine *m, unsigned cpu, int util, uint64_t timer
         return t;
 }
 
-/* Sets the counters of state s: usage entries of mean_us each, above and
- * below of them counted too deep / too shallow by the kernel. */
-static void counters(PolicyTick *t, unsigned s, uint64_t usage, uint64_t mean_us, uint64_t above, uint64_t below) {
-        t->d_usage[s] = usage;
-        t->d_time_us[s] = usage * mean_us;
-        t->d_above[s] = above;
-        t->d_below[s] = below;
-}
 
 /* Who disabled a state during the tick. */
 typedef enum Disabler {

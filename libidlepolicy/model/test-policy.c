@@ -27,13 +27,6 @@ static PolicyTick skylake_tick(void) {
         return t;
 }
 
-/* Sets the counters of state s for one tick: usage entries of mean_us. */
-static void counters(PolicyTick *t, unsigned s, uint64_t usage, uint64_t mean_us, uint64_t above, uint64_t below) {
-        t->d_usage[s] = usage;
-        t->d_time_us[s] = usage * mean_us;
-        t->d_above[s] = above;
-        t->d_below[s] = below;
-}
 
 typedef struct Env {
         Profile prof;

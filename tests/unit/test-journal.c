@@ -79,6 +79,14 @@ static char *capture_log(void (*fn)(void *), void *arg) {
 
 /* ---- a governor switch while knobs are put back (issue 10, item 1) ---- */
 
+/* Takes CPU 1's cpuidle directory away (as a governor switch does for a
+ * moment) or brings it back. */
+static void cpu1_cpuidle_away(int root_fd, bool away) {
+        const char *here = "sys/devices/system/cpu/cpu1/cpuidle", *there = "sys/devices/system/cpu/cpu1/cpuidle.away";
+
+        ck_assert_int_eq(renameat(root_fd, away ? here : there, root_fd, away ? there : here), 0);
+}
+
 typedef struct Switcher {
         int root_fd;
         useconds_t after_usec;
@@ -90,8 +98,7 @@ static void *switch_slowly(void *arg) {
         const Switcher *s = arg;
 
         usleep(s->after_usec);
-        ck_assert_int_eq(renameat(s->root_fd, "sys/devices/system/cpu/cpu1/cpuidle.away",
-                                  s->root_fd, "sys/devices/system/cpu/cpu1/cpuidle"), 0);
+        cpu1_cpuidle_away(s->root_fd, false);
         return NULL;
 }
 
@@ -105,8 +112,7 @@ START_TEST(test_vanished_directory_is_waited_for) {
         change_knob(j, t, DISABLE(1, 1), "1");
         change_knob(j, t, DISABLE(0, 1), "1");
         /* CPU 1 is online, its states are being recreated. */
-        ck_assert_int_eq(renameat(t->fd, "sys/devices/system/cpu/cpu1/cpuidle",
-                                  t->fd, "sys/devices/system/cpu/cpu1/cpuidle.away"), 0);
+        cpu1_cpuidle_away(t->fd, true);
         ck_assert_int_eq(pthread_create(&thread, NULL, switch_slowly, &sw), 0);
         ck_assert_int_eq(journal_restore(j, t->fd, &e), 2);
         ck_assert_int_eq(pthread_join(thread, NULL), 0);
@@ -123,8 +129,7 @@ START_TEST(test_vanished_directory_kept_until_back) {
         size_t n;
 
         change_knob(j, t, DISABLE(1, 1), "1");
-        ck_assert_int_eq(renameat(t->fd, "sys/devices/system/cpu/cpu1/cpuidle",
-                                  t->fd, "sys/devices/system/cpu/cpu1/cpuidle.away"), 0);
+        cpu1_cpuidle_away(t->fd, true);
         /* Not back within the wait: a failure, and the original is kept ... */
         ck_assert_int_eq(journal_restore(j, t->fd, &e), -EIO);
         ck_assert_msg_has(e, DISABLE(1, 1));
@@ -134,8 +139,7 @@ START_TEST(test_vanished_directory_kept_until_back) {
         ck_assert_str_eq(journal_original(j, DISABLE(1, 1)), "0");
         /* ... also when the knob comes back holding the daemon's value: the
          * first original wins, a new record of "1" changes nothing ... */
-        ck_assert_int_eq(renameat(t->fd, "sys/devices/system/cpu/cpu1/cpuidle.away",
-                                  t->fd, "sys/devices/system/cpu/cpu1/cpuidle"), 0);
+        cpu1_cpuidle_away(t->fd, false);
         ck_assert_int_eq(journal_record(j, DISABLE(1, 1), "1"), 0);
         ck_assert_str_eq(journal_original(j, DISABLE(1, 1)), "0");
         /* ... and put back once it is. */
