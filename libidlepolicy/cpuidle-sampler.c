@@ -94,6 +94,10 @@ typedef struct SamplerCpu {
         unsigned moved;             /* bit k: usage of state k moved at the last read */
         bool has_resume_latency;
         uint32_t resume_latency_us;
+        /* With a read budget (cpuidle_sampler_set_read_budget()): */
+        unsigned partial_left;      /* partial samples of this CPU before its next full one */
+        unsigned open_cost;         /* files the last open of this CPU touched */
+        unsigned read_cost;         /* files its last read read (0: none yet) */
 } SamplerCpu;
 
 struct CpuidleSampler {
@@ -113,6 +117,8 @@ struct CpuidleSampler {
         unsigned held[_TIER_MAX];   /* fds held, by tier */
         unsigned limit[_TIER_MAX];  /* fds a tier may hold (see budget_plan()) */
         bool planned;               /* the limits follow the files (after creation) */
+        unsigned read_budget;       /* files per read, 0 = every CPU at every read */
+        unsigned cursor;            /* the CPU whose turn comes next (with a read budget) */
         unsigned n_cpus;
         SamplerCpu cpus[];
 };
@@ -376,6 +382,10 @@ static int cpu_open(CpuidleSampler *s, unsigned cpu, ErrorInfo *e) {
         }
         c->online = r > 0;
         c->needs_open = false;
+        /* per state its directory, six static files and six counters, then
+         * the cpuidle directory and the resume latency file */
+        c->open_cost = 2 + 13 * c->n_states;
+        c->read_cost = 0;
         budget_replan(s);
         return 0;
 }
@@ -654,18 +664,115 @@ static unsigned cadence_next(CpuidleSampler *s) {
         return s->cadence;
 }
 
+/* With a read budget every CPU keeps its own cadence (a CPU read at every
+ * third read would otherwise meet the full samples only by chance).
+ * Returns what this read of c skips, and advances its cadence. */
+static unsigned cpu_cadence_next(const CpuidleSampler *s, SamplerCpu *c) {
+        if (s->cadence == 0 || s->full_every <= 1)
+                return 0;
+        if (c->full || c->needs_open || c->partial_left == 0) {
+                c->partial_left = s->full_every - 1;
+                return 0;
+        }
+        c->partial_left--;
+        return s->cadence;
+}
+
+/* Returns the number of counter files c has (the resume latency included). */
+static unsigned cpu_files(const SamplerCpu *c) {
+        unsigned n = c->has_qos;
+
+        for (unsigned k = 0; k < c->n_states; k++)
+                n += (unsigned) __builtin_popcount(c->present[k]);
+        return n;
+}
+
+/* Returns what reading c at this turn is expected to cost in files: its
+ * last read, or all its files when it has not been read since it was
+ * opened or is due a full read, plus its open when it needs one. */
+static unsigned cpu_cost_estimate(const CpuidleSampler *s, const SamplerCpu *c) {
+        unsigned read = c->read_cost > 0 && !c->full && !c->needs_open ? c->read_cost : cpu_files(c);
+
+        return read + (c->needs_open ? c->open_cost : 0);
+}
+
+/* Fills out with the values of c's last read, not fresh. */
+static void cpu_carry(const SamplerCpu *c, CpuidleCpuSample *out) {
+        *out = (CpuidleCpuSample) {
+                .online = c->online,
+                .n_states = c->n_states,
+                .generation = c->generation,
+                .resume_latency_us = c->resume_latency_us,
+                .has_resume_latency = c->has_resume_latency,
+        };
+        memcpy(out->states, c->last, sizeof(c->last[0]) * c->n_states);
+}
+
+/* Reads one turn of CPUs from the cursor within the read budget (at least
+ * one wanted CPU), moves the cursor past them and carries the others.
+ * Returns 0 or a negative errno. */
+static int sampler_read_turn(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e) {
+        unsigned spent = s->files_read, n_read = 0, step, start = s->cursor;
+        int r;
+
+        for (step = 0; step < s->n_cpus; step++) {
+                unsigned cpu = (start + step) % s->n_cpus, before = s->files_read;
+                SamplerCpu *c = &s->cpus[cpu];
+                uint64_t generation = c->generation;
+
+                if (c->wanted && n_read > 0 && spent + cpu_cost_estimate(s, c) > s->read_budget)
+                        break;
+                if (c->wanted)
+                        s->skip = cpu_cadence_next(s, c);
+                r = cpu_sample(s, cpu, &out[cpu], e);
+                if (r < 0)
+                        return r;
+                out[cpu].fresh = true;
+                if (!c->wanted)
+                        continue;
+                c->read_cost = s->files_read - before;
+                spent += c->read_cost + (c->generation != generation ? c->open_cost : 0);
+                n_read++;
+        }
+        s->cursor = s->n_cpus > 0 ? (start + step) % s->n_cpus : 0;
+        for (; step < s->n_cpus; step++)
+                cpu_carry(&s->cpus[(start + step) % s->n_cpus], &out[(start + step) % s->n_cpus]);
+        return 0;
+}
+
+/* Makes the next read of every CPU a full one. */
+static void sampler_mark_full(CpuidleSampler *s) {
+        for (unsigned cpu = 0; cpu < s->n_cpus; cpu++)
+                s->cpus[cpu].full = true;
+}
+
 int cpuidle_sampler_read(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e) {
         int r;
 
         s->files_read = 0;
-        s->skip = cadence_next(s);
+        if (s->read_budget == 0)
+                s->skip = cadence_next(s);
+        else if (s->full_next) {
+                s->full_next = false;
+                sampler_mark_full(s);
+        }
         r = check_governor(s, e);
         s->files_read += s->governor_fd >= 0;
-        for (unsigned cpu = 0; r >= 0 && cpu < s->n_cpus; cpu++)
+        if (r >= 0 && s->read_budget > 0)
+                r = sampler_read_turn(s, out, e);
+        for (unsigned cpu = 0; r >= 0 && s->read_budget == 0 && cpu < s->n_cpus; cpu++) {
                 r = cpu_sample(s, cpu, &out[cpu], e);
+                out[cpu].fresh = true;
+        }
         if (r < 0)
                 s->full_next = true;    /* the carried-over values may be half updated */
         return r;
+}
+
+int cpuidle_sampler_set_read_budget(CpuidleSampler *s, unsigned files_per_read) {
+        s->read_budget = files_per_read;
+        s->full_next = true;
+        return 0;
 }
 
 int cpuidle_sampler_set_cadence(CpuidleSampler *s, unsigned flags, unsigned full_every) {
