@@ -152,7 +152,7 @@ static int manager_rebuild_sampling(Manager *m) {
         ErrorInfo e = {};
         int r;
 
-        r = sampling_new(m->root_fd, &s, &e);
+        r = sampling_new(m->root_fd, (unsigned) m->config.sample_files_per_tick, &s, &e);
         if (r == -ENOMEM)
                 return log_oom();
         if (r < 0) {
@@ -295,7 +295,7 @@ static int manager_setup_sampling(Manager *m) {
         unsigned n_states = 0;
         int r;
 
-        r = sampling_new(m->root_fd, &m->sampling, &e);
+        r = sampling_new(m->root_fd, (unsigned) m->config.sample_files_per_tick, &m->sampling, &e);
         if (r == -ENOMEM)
                 return log_oom();
         if (r < 0)

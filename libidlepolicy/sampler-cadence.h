@@ -78,9 +78,11 @@ unsigned cpuidle_sampler_files_read(const CpuidleSampler *s);
  *     directory, six static files, six counters; plus two);
  *   - the cursor moves on to the first CPU not read; a CPU offline in the
  *     topology costs nothing and is always fresh.
- * So every CPU is read at least once in every ceil(files / files_per_read)
- * reads (files: all CPUs' expected costs), and at every read when they all
- * fit.  A CPU not read at a call has fresh = false in out[cpu], which holds
+ * So every CPU is read at least once in every ceil(n / m) reads, m =
+ * max(1, floor((files_per_read - 1) / c)) CPUs fitting in a read, c the
+ * largest CPU's cost and n the CPUs (about ceil(files / files_per_read),
+ * files the sum of all CPUs' costs, when a CPU is small beside the budget);
+ * at every read when they all fit.  A CPU not read at a call has fresh = false in out[cpu], which holds
  * the values of its last read (zeros and its generation before the first).
  * A read CPU's values are exactly what an unbudgeted read would give.
  * The cadence applies per CPU under a budget: a CPU's own reads count its
