@@ -6,7 +6,7 @@
  *   { "tick_usec": 1000000, "runtime_directory": "/run/idlepolicyd",
  *     "state_directory": "/var/lib/idlepolicy", "log_level": "info",
  *     "mode": "enforce", "calibrate_on_first_start": true,
- *     "governor_hold_usec": 30000000, "sample_files_per_tick": 4000 }
+ *     "governor_hold_usec": 30000000, "sample_files_per_tick": 2000 }
  *
  * Every key is optional; unknown keys and bad values are rejected with the
  * file and key named. */
@@ -25,7 +25,7 @@
  * sampler-cadence.h).  The default keeps a tick of 1024 CPUs x 10 states
  * within about 20 ms of CPU (bench/results/daemon-scale.md). */
 #define CONFIG_SAMPLE_FILES_PER_TICK_MAX 1000000000ULL
-#define CONFIG_SAMPLE_FILES_PER_TICK_DEFAULT 4000ULL
+#define CONFIG_SAMPLE_FILES_PER_TICK_DEFAULT 2000ULL
 
 typedef enum LogLevel {
         LOG_LEVEL_ERR = 3,

@@ -665,12 +665,19 @@ static unsigned cadence_next(CpuidleSampler *s) {
 }
 
 /* With a read budget every CPU keeps its own cadence (a CPU read at every
- * third read would otherwise meet the full samples only by chance).
- * Returns what this read of c skips, and advances its cadence. */
-static unsigned cpu_cadence_next(const CpuidleSampler *s, SamplerCpu *c) {
+ * third read would otherwise meet the full samples only by chance).  After
+ * a full read that every CPU makes at once (an open, a request) the next
+ * one comes sooner by cpu % full_every reads, so that the CPUs' full reads
+ * spread over the turns instead of making every tenth turn long.  Returns
+ * what this read of cpu skips, and advances its cadence. */
+static unsigned cpu_cadence_next(const CpuidleSampler *s, SamplerCpu *c, unsigned cpu) {
         if (s->cadence == 0 || s->full_every <= 1)
                 return 0;
-        if (c->full || c->needs_open || c->partial_left == 0) {
+        if (c->full || c->needs_open) {
+                c->partial_left = s->full_every - 1 - cpu % s->full_every;
+                return 0;
+        }
+        if (c->partial_left == 0) {
                 c->partial_left = s->full_every - 1;
                 return 0;
         }
@@ -723,7 +730,7 @@ static int sampler_read_turn(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo
                 if (c->wanted && n_read > 0 && spent + cpu_cost_estimate(s, c) > s->read_budget)
                         break;
                 if (c->wanted)
-                        s->skip = cpu_cadence_next(s, c);
+                        s->skip = cpu_cadence_next(s, c, cpu);
                 r = cpu_sample(s, cpu, &out[cpu], e);
                 if (r < 0)
                         return r;
@@ -786,6 +793,13 @@ int cpuidle_sampler_set_cadence(CpuidleSampler *s, unsigned flags, unsigned full
 
 void cpuidle_sampler_request_full(CpuidleSampler *s) {
         s->full_next = true;
+}
+
+void cpuidle_sampler_request_full_cpu(CpuidleSampler *s, unsigned cpu) {
+        if (s->read_budget == 0)
+                s->full_next = true;
+        else if (cpu < s->n_cpus)
+                s->cpus[cpu].full = true;
 }
 
 unsigned cpuidle_sampler_files_read(const CpuidleSampler *s) {

@@ -59,6 +59,13 @@ int cpuidle_sampler_set_cadence(CpuidleSampler *s, unsigned flags, unsigned full
  * fd (call after writing a disable or resume latency knob). */
 void cpuidle_sampler_request_full(CpuidleSampler *s);
 
+/* Makes the next read of cpu a full one (call after writing one of its
+ * knobs): under a read budget that CPU's alone, so that a daemon writing
+ * knobs at many ticks does not make every turn read every file; without a
+ * budget the next read, as cpuidle_sampler_request_full().  A cpu out of
+ * range is ignored. */
+void cpuidle_sampler_request_full_cpu(CpuidleSampler *s, unsigned cpu);
+
 /* Returns the number of files the last cpuidle_sampler_read() read (the
  * governor file included; 0 before the first read). */
 unsigned cpuidle_sampler_files_read(const CpuidleSampler *s);
@@ -87,7 +94,10 @@ unsigned cpuidle_sampler_files_read(const CpuidleSampler *s);
  * A read CPU's values are exactly what an unbudgeted read would give.
  * The cadence applies per CPU under a budget: a CPU's own reads count its
  * full_every, cpuidle_sampler_request_full() and a failed read make the
- * next read of every CPU full, and a (re)opened CPU's read is full.
+ * next read of every CPU full, and a (re)opened CPU's read is full; after
+ * such a read the next full one of CPU c comes c % full_every reads sooner,
+ * so that the CPUs' full reads spread over the turns (else every tenth turn
+ * of a big machine would read every file and take several times longer).
  * Stale fds and vanished directories are noticed at the CPU's turn. */
 
 /* Sets the files one cpuidle_sampler_read() may read, 0 for no limit (the

@@ -913,6 +913,33 @@ START_TEST(test_turns_hotplug) {
 }
 END_TEST
 
+/* A knob written on one CPU makes that CPU's next read full, not every
+ * CPU's: the other keeps reading usage only. */
+START_TEST(test_turns_request_full_cpu) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        CpuidleCpuSample out[2];
+
+        ck_assert_int_eq(cpuidle_sampler_set_cadence(s, FLAGS_ALL, 100), 0);
+        ck_assert_int_eq(cpuidle_sampler_set_read_budget(s, 1000), 0);
+        for (unsigned i = 0; i < 3; i++)
+                read_ok(s, out);
+        ck_assert_uint_eq(cpuidle_sampler_files_read(s), 1 + 2 + 2);    /* the governor, usage */
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/disable", "1\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, CPU_DIR "/cpu1/cpuidle/state1/disable", "1\n"), 0);
+        cpuidle_sampler_request_full_cpu(s, 0);
+        cpuidle_sampler_request_full_cpu(s, 7);                         /* out of range: ignored */
+        read_ok(s, out);
+        ck_assert(out[0].fresh && out[1].fresh);
+        ck_assert(out[0].states[1].disabled);
+        ck_assert(!out[1].states[1].disabled);                          /* not read yet */
+        ck_assert_uint_eq(cpuidle_sampler_files_read(s), 1 + 13 + 2);
+        cpuidle_sampler_request_full(s);
+        read_ok(s, out);
+        ck_assert(out[1].states[1].disabled);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("cpuidle");
         TCase *helpers = unit_tcase(s, "helpers");
@@ -949,5 +976,6 @@ int main(void) {
         tcase_add_loop_test(turns, test_turns_every_cpu, 0, 4 * _MODE_MAX);
         tcase_add_test(turns, test_turns_governor_switch);
         tcase_add_test(turns, test_turns_hotplug);
+        tcase_add_test(turns, test_turns_request_full_cpu);
         return unit_run(s);
 }
