@@ -5,7 +5,9 @@
  * With a cadence (sampler-cadence.h) partial samples skip the files that
  * cannot have changed or change rarely, carrying their last values over.
  * With an fd budget the files that are read most keep their fds and the
- * others are opened, read and closed at each read (see FdTier). */
+ * others are opened, read and closed at each read (see FdTier in
+ * sampler-internal.h).  Which CPUs a read takes under a read budget is
+ * sampler-turns.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,6 +18,7 @@
 
 #include "cpuidle.h"
 #include "cpuidle-internal.h"
+#include "sampler-internal.h"
 #include "fileio.h"
 #include "sampler-cadence.h"
 
@@ -25,15 +28,6 @@
 /* Every value is read with fileio_pread_once() into one byte less than its
  * buffer: the bounds the sampler has always had. */
 
-typedef enum Counter {
-        COUNTER_USAGE,
-        COUNTER_TIME,
-        COUNTER_ABOVE,
-        COUNTER_BELOW,
-        COUNTER_REJECTED,
-        COUNTER_DISABLE,
-        _COUNTER_MAX,
-} Counter;
 
 static const char *const counter_file[_COUNTER_MAX] = {
         [COUNTER_USAGE] = "usage",
@@ -52,17 +46,6 @@ static const unsigned counter_flag[_COUNTER_MAX] = {
         [COUNTER_DISABLE] = CPUIDLE_HAS_DISABLE,
 };
 
-/* Which files keep an fd under a budget, in this order: usage is read at
- * every sample, time/above/below whenever usage moved (on a busy machine:
- * every sample too), rejected/disable/resume latency only in full samples
- * when a cadence is set.  An fd saves an openat() and a close() (a path
- * walk of 7 components) per read. */
-typedef enum FdTier {
-        TIER_USAGE,
-        TIER_GATED,
-        TIER_SLOW,
-        _TIER_MAX,
-} FdTier;
 
 static const FdTier counter_tier[_COUNTER_MAX] = {
         [COUNTER_USAGE] = TIER_USAGE,
@@ -77,51 +60,7 @@ static const FdTier counter_tier[_COUNTER_MAX] = {
 #define SLOW_COUNTERS ((1u << COUNTER_REJECTED) | (1u << COUNTER_DISABLE))
 #define GATED_COUNTERS ((1u << COUNTER_TIME) | (1u << COUNTER_ABOVE) | (1u << COUNTER_BELOW))
 
-typedef struct SamplerCpu {
-        bool wanted;                /* online in the topology the sampler was made from */
-        bool needs_open;            /* (re)open the fds at the next read */
-        bool online;                /* the cpuidle directory existed at the last open */
-        bool full;                  /* read every file at the next read (set at open) */
-        unsigned n_states;
-        uint64_t generation;
-        int qos_fd;                 /* -1: not held (see has_qos) */
-        bool has_qos;               /* pm_qos_resume_latency_us exists */
-        int fds[CPUIDLE_STATES_MAX][_COUNTER_MAX];      /* -1: not held (see present) */
-        unsigned present[CPUIDLE_STATES_MAX];           /* bit i: counter file i exists */
-        CpuidleStateInfo info[CPUIDLE_STATES_MAX];
-        /* The last values read, carried over by partial samples. */
-        CpuidleStateCounters last[CPUIDLE_STATES_MAX];
-        unsigned moved;             /* bit k: usage of state k moved at the last read */
-        bool has_resume_latency;
-        uint32_t resume_latency_us;
-        /* With a read budget (cpuidle_sampler_set_read_budget()): */
-        unsigned partial_left;      /* partial samples of this CPU before its next full one */
-        unsigned open_cost;         /* files the last open of this CPU touched */
-        unsigned read_cost;         /* files its last read read (0: none yet) */
-} SamplerCpu;
 
-struct CpuidleSampler {
-        int root_fd;                /* our own dup, or AT_FDCWD */
-        int cpu_dir_fd;             /* CPU_DIR, for the files without an fd (with a budget only) */
-        int governor_fd;
-        bool governor_ro;           /* governor_fd is current_governor_ro (before 5.8) */
-        char governor[64];
-        unsigned cadence;           /* CPUIDLE_SAMPLER_* */
-        unsigned full_every;
-        unsigned partial_left;      /* partial samples before the next full one */
-        bool full_next;             /* the next sample is full */
-        unsigned skip;              /* CPUIDLE_SAMPLER_* skipping in this sample, 0 = full */
-        unsigned files_read;        /* by the last sample */
-        unsigned budget;            /* counter fds we may hold; UINT_MAX: no limit */
-        unsigned files[_TIER_MAX];  /* counter files of the open CPUs, by tier */
-        unsigned held[_TIER_MAX];   /* fds held, by tier */
-        unsigned limit[_TIER_MAX];  /* fds a tier may hold (see budget_plan()) */
-        bool planned;               /* the limits follow the files (after creation) */
-        unsigned read_budget;       /* files per read, 0 = every CPU at every read */
-        unsigned cursor;            /* the CPU whose turn comes next (with a read budget) */
-        unsigned n_cpus;
-        SamplerCpu cpus[];
-};
 
 /* Generations are unique in the process, so that snapshots taken by two
  * samplers (the daemon rebuilds its sampler on hotplug) never look alike. */
@@ -576,7 +515,7 @@ static int cpu_read(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, Erro
 
 /* Samples one CPU, reopening its fds first if needed or once when they
  * turn out stale.  Returns 0 or a negative errno. */
-static int cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e) {
+int sampler_cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e) {
         SamplerCpu *c = &s->cpus[cpu];
         int r;
 
@@ -664,95 +603,6 @@ static unsigned cadence_next(CpuidleSampler *s) {
         return s->cadence;
 }
 
-/* With a read budget every CPU keeps its own cadence (a CPU read at every
- * third read would otherwise meet the full samples only by chance).  After
- * a full read that every CPU makes at once (an open, a request) the next
- * one comes sooner by cpu % full_every reads, so that the CPUs' full reads
- * spread over the turns instead of making every tenth turn long.  Returns
- * what this read of cpu skips, and advances its cadence. */
-static unsigned cpu_cadence_next(const CpuidleSampler *s, SamplerCpu *c, unsigned cpu) {
-        if (s->cadence == 0 || s->full_every <= 1)
-                return 0;
-        if (c->full || c->needs_open) {
-                c->partial_left = s->full_every - 1 - cpu % s->full_every;
-                return 0;
-        }
-        if (c->partial_left == 0) {
-                c->partial_left = s->full_every - 1;
-                return 0;
-        }
-        c->partial_left--;
-        return s->cadence;
-}
-
-/* Returns the number of counter files c has (the resume latency included). */
-static unsigned cpu_files(const SamplerCpu *c) {
-        unsigned n = c->has_qos;
-
-        for (unsigned k = 0; k < c->n_states; k++)
-                n += (unsigned) __builtin_popcount(c->present[k]);
-        return n;
-}
-
-/* Returns what reading c at this turn is expected to cost in files: its
- * last read, or all its files when it has not been read since it was
- * opened or is due a full read, plus its open when it needs one. */
-static unsigned cpu_cost_estimate(const CpuidleSampler *s, const SamplerCpu *c) {
-        unsigned read = c->read_cost > 0 && !c->full && !c->needs_open ? c->read_cost : cpu_files(c);
-
-        return read + (c->needs_open ? c->open_cost : 0);
-}
-
-/* Fills out with the values of c's last read, not fresh. */
-static void cpu_carry(const SamplerCpu *c, CpuidleCpuSample *out) {
-        *out = (CpuidleCpuSample) {
-                .online = c->online,
-                .n_states = c->n_states,
-                .generation = c->generation,
-                .resume_latency_us = c->resume_latency_us,
-                .has_resume_latency = c->has_resume_latency,
-        };
-        memcpy(out->states, c->last, sizeof(c->last[0]) * c->n_states);
-}
-
-/* Reads one turn of CPUs from the cursor within the read budget (at least
- * one wanted CPU), moves the cursor past them and carries the others.
- * Returns 0 or a negative errno. */
-static int sampler_read_turn(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e) {
-        unsigned spent = s->files_read, n_read = 0, step, start = s->cursor;
-        int r;
-
-        for (step = 0; step < s->n_cpus; step++) {
-                unsigned cpu = (start + step) % s->n_cpus, before = s->files_read;
-                SamplerCpu *c = &s->cpus[cpu];
-                uint64_t generation = c->generation;
-
-                if (c->wanted && n_read > 0 && spent + cpu_cost_estimate(s, c) > s->read_budget)
-                        break;
-                if (c->wanted)
-                        s->skip = cpu_cadence_next(s, c, cpu);
-                r = cpu_sample(s, cpu, &out[cpu], e);
-                if (r < 0)
-                        return r;
-                out[cpu].fresh = true;
-                if (!c->wanted)
-                        continue;
-                c->read_cost = s->files_read - before;
-                spent += c->read_cost + (c->generation != generation ? c->open_cost : 0);
-                n_read++;
-        }
-        s->cursor = s->n_cpus > 0 ? (start + step) % s->n_cpus : 0;
-        for (; step < s->n_cpus; step++)
-                cpu_carry(&s->cpus[(start + step) % s->n_cpus], &out[(start + step) % s->n_cpus]);
-        return 0;
-}
-
-/* Makes the next read of every CPU a full one. */
-static void sampler_mark_full(CpuidleSampler *s) {
-        for (unsigned cpu = 0; cpu < s->n_cpus; cpu++)
-                s->cpus[cpu].full = true;
-}
-
 int cpuidle_sampler_read(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e) {
         int r;
 
@@ -768,18 +618,12 @@ int cpuidle_sampler_read(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e)
         if (r >= 0 && s->read_budget > 0)
                 r = sampler_read_turn(s, out, e);
         for (unsigned cpu = 0; r >= 0 && s->read_budget == 0 && cpu < s->n_cpus; cpu++) {
-                r = cpu_sample(s, cpu, &out[cpu], e);
+                r = sampler_cpu_sample(s, cpu, &out[cpu], e);
                 out[cpu].fresh = true;
         }
         if (r < 0)
                 s->full_next = true;    /* the carried-over values may be half updated */
         return r;
-}
-
-int cpuidle_sampler_set_read_budget(CpuidleSampler *s, unsigned files_per_read) {
-        s->read_budget = files_per_read;
-        s->full_next = true;
-        return 0;
 }
 
 int cpuidle_sampler_set_cadence(CpuidleSampler *s, unsigned flags, unsigned full_every) {
@@ -793,13 +637,6 @@ int cpuidle_sampler_set_cadence(CpuidleSampler *s, unsigned flags, unsigned full
 
 void cpuidle_sampler_request_full(CpuidleSampler *s) {
         s->full_next = true;
-}
-
-void cpuidle_sampler_request_full_cpu(CpuidleSampler *s, unsigned cpu) {
-        if (s->read_budget == 0)
-                s->full_next = true;
-        else if (cpu < s->n_cpus)
-                s->cpus[cpu].full = true;
 }
 
 unsigned cpuidle_sampler_files_read(const CpuidleSampler *s) {
