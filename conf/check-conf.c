@@ -17,7 +17,8 @@ static bool config_equal(const Config *a, const Config *b) {
                strcmp(a->runtime_directory, b->runtime_directory) == 0 &&
                strcmp(a->state_directory, b->state_directory) == 0 &&
                a->mode == b->mode && a->calibrate_on_first_start == b->calibrate_on_first_start &&
-               a->governor_hold_usec == b->governor_hold_usec;
+               a->governor_hold_usec == b->governor_hold_usec &&
+               a->sample_files_per_tick == b->sample_files_per_tick;
 }
 
 int main(int argc, char **argv) {

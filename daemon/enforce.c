@@ -108,6 +108,24 @@ static void change_set_roll_back(const EnforceTarget *t, ChangeSet *p, size_t n_
         change_set_forget(t, p);
 }
 
+/* Makes the sampler read every file of the CPUs whose knobs p wrote (all
+ * CPUs for a system-wide knob) at their next read. */
+static void sampler_request_full(const EnforceTarget *t, const ChangeSet *p) {
+        KnobId id;
+
+        if (!t->sampler)
+                return;
+        for (size_t i = 0; i < p->n; i++) {
+                if (p->writes[i].noop)
+                        continue;
+                if (knob_parse(p->writes[i].path, &id) < 0 || id.kind == KNOB_GOVERNOR || id.kind == KNOB_HALTPOLL) {
+                        cpuidle_sampler_request_full(t->sampler);
+                        return;
+                }
+                cpuidle_sampler_request_full_cpu(t->sampler, id.cpu);
+        }
+}
+
 /* Journals, then writes.  Returns 1 if anything was written, 0 for an
  * empty changes, or a negative errno with e set (nothing changed). */
 static int change_set_apply(const EnforceTarget *t, ChangeSet *p, ErrorInfo *e) {
@@ -132,8 +150,7 @@ static int change_set_apply(const EnforceTarget *t, ChangeSet *p, ErrorInfo *e) 
                 }
                 log_debug("Wrote \"%s\" to %s (was \"%s\").", w->new, w->path, w->old);
         }
-        if (t->sampler)
-                cpuidle_sampler_request_full(t->sampler);
+        sampler_request_full(t, p);
         return 1;
 }
 

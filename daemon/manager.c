@@ -20,6 +20,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "sampler-cadence.h"
 #include "manager-policy.h"
 
 /* Ticks are not coalesced with other timers by more than this. */
@@ -152,7 +153,7 @@ static int manager_rebuild_sampling(Manager *m) {
         ErrorInfo e = {};
         int r;
 
-        r = sampling_new(m->root_fd, &s, &e);
+        r = sampling_new(m->root_fd, (unsigned) m->config.sample_files_per_tick, &s, &e);
         if (r == -ENOMEM)
                 return log_oom();
         if (r < 0) {
@@ -207,6 +208,10 @@ static void manager_apply_config(Manager *m, const Config *c) {
                 log_notice("runtime_directory changes take effect at the next start, ignoring.");
         if (!m->state_dir_override && strcmp(c->state_directory, m->config.state_directory) != 0)
                 log_notice("state_directory changes take effect at the next start, ignoring.");
+        if (m->sampling && c->sample_files_per_tick != m->config.sample_files_per_tick) {
+                (void) cpuidle_sampler_set_read_budget(m->sampling->sampler, (unsigned) c->sample_files_per_tick);
+                log_info("Reading at most %" PRIu64 " counter files a tick (0: all).", c->sample_files_per_tick);
+        }
         m->config = *c;
         if (tick == m->tick_usec)
                 return;
@@ -295,7 +300,7 @@ static int manager_setup_sampling(Manager *m) {
         unsigned n_states = 0;
         int r;
 
-        r = sampling_new(m->root_fd, &m->sampling, &e);
+        r = sampling_new(m->root_fd, (unsigned) m->config.sample_files_per_tick, &m->sampling, &e);
         if (r == -ENOMEM)
                 return log_oom();
         if (r < 0)

@@ -46,7 +46,7 @@ static void cpu_fill(const PolicySources *src, unsigned cpu, PolicyCpuInput *in)
         const Sampling *s = src->sampling;
         const CpuRates *r = sampling_rates(s, cpu);
         const CpuidleCpuSample *smp = sampling_counters(s, cpu);
-        uint64_t interval = s->interval_usec;
+        uint64_t interval = r ? r->interval_usec : 0;
         char path[KNOB_PATH_MAX];
         unsigned n = 0;
 
@@ -55,7 +55,8 @@ static void cpu_fill(const PolicySources *src, unsigned cpu, PolicyCpuInput *in)
                 return;
         in->info = cpuidle_sampler_states(s->sampler, cpu, &n);
         in->tick.n_states = n;
-        if (!r || !r->valid || !smp || n == 0 || n > MODEL_STATES_MAX || r->n_states != n || smp->n_states != n)
+        /* A CPU not read at this tick: its plan holds, its model waits. */
+        if (!r || !r->fresh || !r->valid || !smp || n == 0 || n > MODEL_STATES_MAX || r->n_states != n || smp->n_states != n)
                 return;
         in->valid = true;
         in->profile = src->profile;

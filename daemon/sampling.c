@@ -24,7 +24,7 @@ unsigned sampling_fd_budget(void) {
 }
 
 /* Returns 0 or a negative errno with e set. */
-int sampling_new(int root_fd, Sampling **ret, ErrorInfo *e) {
+int sampling_new(int root_fd, unsigned files_per_tick, Sampling **ret, ErrorInfo *e) {
         _cleanup_(sampling_freep) Sampling *s = NULL;
         ErrorInfo pe = {};
         int r;
@@ -49,6 +49,11 @@ int sampling_new(int root_fd, Sampling **ret, ErrorInfo *e) {
                                         CPUIDLE_SAMPLER_FULL_EVERY_DEFAULT);
         if (r < 0)
                 return r;
+        /* On big machines the CPUs are read in turns, so that a tick costs
+         * about the same from 256 CPUs up (idlepolicyd.conf(5)). */
+        r = cpuidle_sampler_set_read_budget(s->sampler, files_per_tick);
+        if (r < 0)
+                return r;
         /* The governor and guest_halt_poll_ns every tick, the driver, the
          * governor list and the other haltpoll parameters every 10th (and
          * at once when one of the first two moved). */
@@ -65,8 +70,11 @@ int sampling_new(int root_fd, Sampling **ret, ErrorInfo *e) {
             snapshot_new(s->topology->n_cpus, &s->scratch) < 0)
                 return -ENOMEM;
         s->rates = calloc(s->topology->n_cpus ? s->topology->n_cpus : 1, sizeof(CpuRates));
-        if (!s->rates)
+        s->delta = calloc(s->topology->n_cpus ? s->topology->n_cpus : 1, sizeof(CpuRates));
+        if (!s->rates || !s->delta)
                 return -ENOMEM;
+        for (unsigned cpu = 0; cpu < s->topology->n_cpus; cpu++)
+                s->rates[cpu] = (CpuRates) { .util = -1, .timer_wakeups_per_s = -1, .other_wakeups_per_s = -1 };
         *ret = TAKE_PTR(s);
         return 0;
 }
@@ -76,6 +84,7 @@ Sampling *sampling_free(Sampling *s) {
         if (!s)
                 return NULL;
         free(s->rates);
+        free(s->delta);
         snapshot_free(s->scratch);
         snapshot_free(s->latest);
         procreader_free(s->proc);
@@ -95,12 +104,18 @@ int sampling_take(Sampling *s, uint64_t now_usec, ErrorInfo *e) {
         Snapshot *t;
         int r;
 
-        r = snapshot_take(s->scratch, s->sampler, s->proc, now_usec, e);
+        r = snapshot_take_next(s->scratch, s->has_latest ? s->latest : NULL, s->sampler, s->proc, now_usec, e);
         if (r < 0)
                 return r;
-        if (s->has_latest && snapshot_delta(s->latest, s->scratch, s->rates) >= 0) {
+        if (s->has_latest && snapshot_delta(s->latest, s->scratch, s->delta) >= 0) {
                 s->has_rates = true;
                 s->interval_usec = s->scratch->timestamp_usec - s->latest->timestamp_usec;
+                /* A CPU not read at this tick keeps showing its last rates. */
+                for (unsigned cpu = 0; cpu < s->topology->n_cpus; cpu++)
+                        if (s->delta[cpu].fresh)
+                                s->rates[cpu] = s->delta[cpu];
+                        else
+                                s->rates[cpu].fresh = false;
         }
         t = s->latest;
         s->latest = s->scratch;

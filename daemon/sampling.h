@@ -23,9 +23,13 @@ typedef struct Sampling {
         Snapshot *latest;           /* the last good sample (valid if has_latest) */
         Snapshot *scratch;          /* where the next sample goes */
         bool has_latest;
-        CpuRates *rates;            /* topology->n_cpus entries (valid if has_rates) */
+        CpuRates *rates;            /* topology->n_cpus entries (valid if has_rates): each
+                                     * CPU's last fresh rates; fresh says whether they are
+                                     * new at the last tick */
+        CpuRates *delta;            /* scratch for snapshot_delta() */
         bool has_rates;
-        uint64_t interval_usec;     /* between the two samples behind the rates */
+        uint64_t interval_usec;     /* between the two ticks behind the rates (a CPU's own
+                                     * interval is its rates' interval_usec) */
 } Sampling;
 
 /* Fds left to everything but the cpuidle sampler (the bus and its clients,
@@ -37,10 +41,11 @@ typedef struct Sampling {
 unsigned sampling_fd_budget(void);
 
 /* Loads the topology and opens the counter files under root_fd, keeping
- * as many open as sampling_fd_budget() allows.  A proc
- * tree that cannot be read is logged and tolerated.  Returns 0 or a
- * negative errno with e set. */
-int sampling_new(int root_fd, Sampling **ret, ErrorInfo *e);
+ * as many open as sampling_fd_budget() allows, reading at most
+ * files_per_tick of them per tick (0: all; CPUs in turns otherwise, see
+ * sampler-cadence.h).  A proc tree that cannot be read is logged and
+ * tolerated.  Returns 0 or a negative errno with e set. */
+int sampling_new(int root_fd, unsigned files_per_tick, Sampling **ret, ErrorInfo *e);
 
 /* Frees s (NULL allowed).  Returns NULL. */
 Sampling *sampling_free(Sampling *s);
@@ -51,8 +56,11 @@ void sampling_freep(Sampling **s);
  * and rates stay.  Returns 0 or a negative errno with e set. */
 int sampling_take(Sampling *s, uint64_t now_usec, ErrorInfo *e);
 
-/* The rates of cpu over the last tick, or NULL before the second sample.
- * The per-state part is only meaningful when valid is set. */
+/* The last fresh rates of cpu (over its own interval up to its last read;
+ * fresh set if that read was at the last tick), or NULL before the second
+ * sample.  Before the CPU's first fresh rates: valid and fresh false, util
+ * and the wakeups -1.  The per-state part is only meaningful when valid is
+ * set. */
 const CpuRates *sampling_rates(const Sampling *s, unsigned cpu);
 
 /* The counters of cpu at the last sample, or NULL when unknown. */

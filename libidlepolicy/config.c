@@ -58,6 +58,7 @@ void config_init(Config *c) {
                 .mode = DAEMON_MODE_ENFORCE,
                 .calibrate_on_first_start = -1,
                 .governor_hold_usec = CONFIG_GOVERNOR_HOLD_USEC_DEFAULT,
+                .sample_files_per_tick = CONFIG_SAMPLE_FILES_PER_TICK_DEFAULT,
         };
         snprintf(c->runtime_directory, sizeof(c->runtime_directory), "%s", RUNTIME_DIR);
         snprintf(c->state_directory, sizeof(c->state_directory), "%s", STATE_DIR);
@@ -126,6 +127,10 @@ static int parse_governor_hold(json_t *v, Config *c) {
         return parse_integer(v, 0, CONFIG_GOVERNOR_HOLD_USEC_MAX, &c->governor_hold_usec);
 }
 
+static int parse_sample_files(json_t *v, Config *c) {
+        return parse_integer(v, 0, CONFIG_SAMPLE_FILES_PER_TICK_MAX, &c->sample_files_per_tick);
+}
+
 typedef struct ConfigKey {
         const char *name;
         int (*parse)(json_t *v, Config *c);     /* returns 0 or -EINVAL */
@@ -140,6 +145,7 @@ static const ConfigKey config_keys[] = {
         { "mode", parse_mode, "must be \"observe\" or \"enforce\"" },
         { "calibrate_on_first_start", parse_calibrate_on_first_start, "must be true or false" },
         { "governor_hold_usec", parse_governor_hold, "must be an integer between 0 and 3600000000" },
+        { "sample_files_per_tick", parse_sample_files, "must be an integer between 0 and 1000000000" },
 };
 
 /* Applies every key of the object root to c.  Returns 0 or -EINVAL with e

@@ -6,7 +6,7 @@
  *   { "tick_usec": 1000000, "runtime_directory": "/run/idlepolicyd",
  *     "state_directory": "/var/lib/idlepolicy", "log_level": "info",
  *     "mode": "enforce", "calibrate_on_first_start": true,
- *     "governor_hold_usec": 30000000 }
+ *     "governor_hold_usec": 30000000, "sample_files_per_tick": 2000 }
  *
  * Every key is optional; unknown keys and bad values are rejected with the
  * file and key named. */
@@ -21,6 +21,11 @@
 #define CONFIG_TICK_USEC_DEFAULT 1000000ULL      /* 1 s */
 #define CONFIG_GOVERNOR_HOLD_USEC_MAX 3600000000ULL      /* 1 h */
 #define CONFIG_GOVERNOR_HOLD_USEC_DEFAULT 30000000ULL    /* 30 s */
+/* Counter files the sampler reads per tick, CPUs in turns (0: no limit;
+ * sampler-cadence.h).  The default keeps a tick of 1024 CPUs x 10 states
+ * within about 20 ms of CPU (bench/results/daemon-scale.md). */
+#define CONFIG_SAMPLE_FILES_PER_TICK_MAX 1000000000ULL
+#define CONFIG_SAMPLE_FILES_PER_TICK_DEFAULT 2000ULL
 
 typedef enum LogLevel {
         LOG_LEVEL_ERR = 3,
@@ -46,6 +51,7 @@ typedef struct Config {
         DaemonMode mode;                 /* the default mode, until one is set over the bus */
         int calibrate_on_first_start;    /* 1/0; -1 = not set: calibrate on the real root only */
         uint64_t governor_hold_usec;     /* the policy keeps a governor at least this long */
+        uint64_t sample_files_per_tick;  /* the sampler's read budget, 0 = every CPU every tick */
 } Config;
 
 /* Fills c with the built-in defaults. */

@@ -5,7 +5,9 @@
  * With a cadence (sampler-cadence.h) partial samples skip the files that
  * cannot have changed or change rarely, carrying their last values over.
  * With an fd budget the files that are read most keep their fds and the
- * others are opened, read and closed at each read (see FdTier). */
+ * others are opened, read and closed at each read (see FdTier in
+ * sampler-internal.h).  Which CPUs a read takes under a read budget is
+ * sampler-turns.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,6 +18,7 @@
 
 #include "cpuidle.h"
 #include "cpuidle-internal.h"
+#include "sampler-internal.h"
 #include "fileio.h"
 #include "sampler-cadence.h"
 
@@ -25,15 +28,6 @@
 /* Every value is read with fileio_pread_once() into one byte less than its
  * buffer: the bounds the sampler has always had. */
 
-typedef enum Counter {
-        COUNTER_USAGE,
-        COUNTER_TIME,
-        COUNTER_ABOVE,
-        COUNTER_BELOW,
-        COUNTER_REJECTED,
-        COUNTER_DISABLE,
-        _COUNTER_MAX,
-} Counter;
 
 static const char *const counter_file[_COUNTER_MAX] = {
         [COUNTER_USAGE] = "usage",
@@ -52,17 +46,6 @@ static const unsigned counter_flag[_COUNTER_MAX] = {
         [COUNTER_DISABLE] = CPUIDLE_HAS_DISABLE,
 };
 
-/* Which files keep an fd under a budget, in this order: usage is read at
- * every sample, time/above/below whenever usage moved (on a busy machine:
- * every sample too), rejected/disable/resume latency only in full samples
- * when a cadence is set.  An fd saves an openat() and a close() (a path
- * walk of 7 components) per read. */
-typedef enum FdTier {
-        TIER_USAGE,
-        TIER_GATED,
-        TIER_SLOW,
-        _TIER_MAX,
-} FdTier;
 
 static const FdTier counter_tier[_COUNTER_MAX] = {
         [COUNTER_USAGE] = TIER_USAGE,
@@ -77,45 +60,7 @@ static const FdTier counter_tier[_COUNTER_MAX] = {
 #define SLOW_COUNTERS ((1u << COUNTER_REJECTED) | (1u << COUNTER_DISABLE))
 #define GATED_COUNTERS ((1u << COUNTER_TIME) | (1u << COUNTER_ABOVE) | (1u << COUNTER_BELOW))
 
-typedef struct SamplerCpu {
-        bool wanted;                /* online in the topology the sampler was made from */
-        bool needs_open;            /* (re)open the fds at the next read */
-        bool online;                /* the cpuidle directory existed at the last open */
-        bool full;                  /* read every file at the next read (set at open) */
-        unsigned n_states;
-        uint64_t generation;
-        int qos_fd;                 /* -1: not held (see has_qos) */
-        bool has_qos;               /* pm_qos_resume_latency_us exists */
-        int fds[CPUIDLE_STATES_MAX][_COUNTER_MAX];      /* -1: not held (see present) */
-        unsigned present[CPUIDLE_STATES_MAX];           /* bit i: counter file i exists */
-        CpuidleStateInfo info[CPUIDLE_STATES_MAX];
-        /* The last values read, carried over by partial samples. */
-        CpuidleStateCounters last[CPUIDLE_STATES_MAX];
-        unsigned moved;             /* bit k: usage of state k moved at the last read */
-        bool has_resume_latency;
-        uint32_t resume_latency_us;
-} SamplerCpu;
 
-struct CpuidleSampler {
-        int root_fd;                /* our own dup, or AT_FDCWD */
-        int cpu_dir_fd;             /* CPU_DIR, for the files without an fd (with a budget only) */
-        int governor_fd;
-        bool governor_ro;           /* governor_fd is current_governor_ro (before 5.8) */
-        char governor[64];
-        unsigned cadence;           /* CPUIDLE_SAMPLER_* */
-        unsigned full_every;
-        unsigned partial_left;      /* partial samples before the next full one */
-        bool full_next;             /* the next sample is full */
-        unsigned skip;              /* CPUIDLE_SAMPLER_* skipping in this sample, 0 = full */
-        unsigned files_read;        /* by the last sample */
-        unsigned budget;            /* counter fds we may hold; UINT_MAX: no limit */
-        unsigned files[_TIER_MAX];  /* counter files of the open CPUs, by tier */
-        unsigned held[_TIER_MAX];   /* fds held, by tier */
-        unsigned limit[_TIER_MAX];  /* fds a tier may hold (see budget_plan()) */
-        bool planned;               /* the limits follow the files (after creation) */
-        unsigned n_cpus;
-        SamplerCpu cpus[];
-};
 
 /* Generations are unique in the process, so that snapshots taken by two
  * samplers (the daemon rebuilds its sampler on hotplug) never look alike. */
@@ -376,6 +321,10 @@ static int cpu_open(CpuidleSampler *s, unsigned cpu, ErrorInfo *e) {
         }
         c->online = r > 0;
         c->needs_open = false;
+        /* per state its directory, six static files and six counters, then
+         * the cpuidle directory and the resume latency file */
+        c->open_cost = 2 + 13 * c->n_states;
+        c->read_cost = 0;
         budget_replan(s);
         return 0;
 }
@@ -566,7 +515,7 @@ static int cpu_read(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, Erro
 
 /* Samples one CPU, reopening its fds first if needed or once when they
  * turn out stale.  Returns 0 or a negative errno. */
-static int cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e) {
+int sampler_cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e) {
         SamplerCpu *c = &s->cpus[cpu];
         int r;
 
@@ -658,11 +607,20 @@ int cpuidle_sampler_read(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e)
         int r;
 
         s->files_read = 0;
-        s->skip = cadence_next(s);
+        if (s->read_budget == 0)
+                s->skip = cadence_next(s);
+        else if (s->full_next) {
+                s->full_next = false;
+                sampler_mark_full(s);
+        }
         r = check_governor(s, e);
         s->files_read += s->governor_fd >= 0;
-        for (unsigned cpu = 0; r >= 0 && cpu < s->n_cpus; cpu++)
-                r = cpu_sample(s, cpu, &out[cpu], e);
+        if (r >= 0 && s->read_budget > 0)
+                r = sampler_read_turn(s, out, e);
+        for (unsigned cpu = 0; r >= 0 && s->read_budget == 0 && cpu < s->n_cpus; cpu++) {
+                r = sampler_cpu_sample(s, cpu, &out[cpu], e);
+                out[cpu].fresh = true;
+        }
         if (r < 0)
                 s->full_next = true;    /* the carried-over values may be half updated */
         return r;

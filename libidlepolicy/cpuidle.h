@@ -171,6 +171,12 @@ typedef struct CpuidleCpuSample {
         uint32_t resume_latency_us; /* CPUIDLE_RESUME_LATENCY_NA for "n/a" */
         bool has_resume_latency;
         CpuidleStateCounters states[CPUIDLE_STATES_MAX];
+        /* Read at this cpuidle_sampler_read().  Always true without a read
+         * budget; with one (sampler-cadence.h) a CPU whose turn has not come
+         * is false and carries the values of its last read (its generation
+         * included: a CPU waiting for a reopen keeps its old generation until
+         * its turn, so a stale value is never fresh). */
+        bool fresh;
 } CpuidleCpuSample;
 
 typedef struct CpuidleSampler CpuidleSampler;
@@ -208,7 +214,9 @@ const CpuidleStateInfo *cpuidle_sampler_states(const CpuidleSampler *s, unsigned
 /* The governor seen at the last sample (or at creation). */
 const char *cpuidle_sampler_governor(const CpuidleSampler *s);
 
-/* Reads all counters of all CPUs into out[0 .. n_cpus-1].  Reopens stale
+/* Reads all counters of all CPUs into out[0 .. n_cpus-1] (with a read
+ * budget, see sampler-cadence.h: the CPUs whose turn it is; the others keep
+ * their last values with fresh = false).  Reopens stale
  * fds as described above.  A CPU whose cpuidle directory vanished (it went
  * offline) reads as online = false, n_states = 0, without an error, until
  * the next reopen.  Garbage in a counter file fails the whole sample with

@@ -59,6 +59,48 @@ int cpuidle_sampler_set_cadence(CpuidleSampler *s, unsigned flags, unsigned full
  * fd (call after writing a disable or resume latency knob). */
 void cpuidle_sampler_request_full(CpuidleSampler *s);
 
+/* Makes the next read of cpu a full one (call after writing one of its
+ * knobs): under a read budget that CPU's alone, so that a daemon writing
+ * knobs at many ticks does not make every turn read every file; without a
+ * budget the next read, as cpuidle_sampler_request_full().  A cpu out of
+ * range is ignored. */
+void cpuidle_sampler_request_full_cpu(CpuidleSampler *s, unsigned cpu);
+
 /* Returns the number of files the last cpuidle_sampler_read() read (the
  * governor file included; 0 before the first read). */
 unsigned cpuidle_sampler_files_read(const CpuidleSampler *s);
+
+/* ---- read budget ---------------------------------------------------------
+ * On a big machine even the usage files alone cost more than a tick should
+ * (1024 CPUs x 10 states: 10 240 reads, ~20 ms; 41 000 when every state
+ * moves, ~160 ms).  With a read budget a read takes the CPUs in turns:
+ *   - the governor file is read first, as always (a change marks every CPU
+ *     for a reopen, done as each CPU's turn comes);
+ *   - then whole CPUs from a rotating cursor, in CPU order and wrapping, as
+ *     long as the files read so far plus the CPU's expected cost stay
+ *     within files_per_read; at least one CPU is read at every call.  A
+ *     CPU's expected cost is what its last read read, or all its counter
+ *     files when it was not read since it was opened or is due a full read;
+ *     a CPU that needs (re)opening also counts its open (per state the
+ *     directory, six static files, six counters; plus two);
+ *   - the cursor moves on to the first CPU not read; a CPU offline in the
+ *     topology costs nothing and is always fresh.
+ * So every CPU is read at least once in every ceil(n / m) reads, m =
+ * max(1, floor((files_per_read - 1) / c)) CPUs fitting in a read, c the
+ * largest CPU's cost and n the CPUs (about ceil(files / files_per_read),
+ * files the sum of all CPUs' costs, when a CPU is small beside the budget);
+ * at every read when they all fit.  A CPU not read at a call has fresh = false in out[cpu], which holds
+ * the values of its last read (zeros and its generation before the first).
+ * A read CPU's values are exactly what an unbudgeted read would give.
+ * The cadence applies per CPU under a budget: a CPU's own reads count its
+ * full_every, cpuidle_sampler_request_full() and a failed read make the
+ * next read of every CPU full, and a (re)opened CPU's read is full; after
+ * such a read the next full one of CPU c comes c % full_every reads sooner,
+ * so that the CPUs' full reads spread over the turns (else every tenth turn
+ * of a big machine would read every file and take several times longer).
+ * Stale fds and vanished directories are noticed at the CPU's turn. */
+
+/* Sets the files one cpuidle_sampler_read() may read, 0 for no limit (the
+ * default: every CPU at every read).  Takes effect at the next read, which
+ * is full for every CPU it reads.  Returns 0. */
+int cpuidle_sampler_set_read_budget(CpuidleSampler *s, unsigned files_per_read);

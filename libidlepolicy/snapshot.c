@@ -15,7 +15,8 @@ int snapshot_new(unsigned n_cpus, Snapshot **ret) {
         s->n_cpus = n_cpus;
         s->idle = calloc(n, sizeof(CpuidleCpuSample));
         s->proc = calloc(n, sizeof(ProcCpuSample));
-        if (!s->idle || !s->proc)
+        s->sampled_usec = calloc(n, sizeof(uint64_t));
+        if (!s->idle || !s->proc || !s->sampled_usec)
                 return -ENOMEM;
         *ret = s;
         s = NULL;
@@ -26,6 +27,7 @@ Snapshot *snapshot_free(Snapshot *s) {
         if (s) {
                 free(s->idle);
                 free(s->proc);
+                free(s->sampled_usec);
                 free(s);
         }
         return NULL;
@@ -35,7 +37,38 @@ void snapshot_freep(Snapshot **s) {
         snapshot_free(*s);
 }
 
+/* Returns when the record of cpu in s was read (SNAPSHOT_NEVER if unknown). */
+static uint64_t cpu_sampled(const Snapshot *s, unsigned cpu) {
+        return s->sampled_usec[cpu] != 0 ? s->sampled_usec[cpu] : s->timestamp_usec;
+}
+
+/* Stamps the CPUs read at now_usec; gives the others prev's record. */
+static void carry_records(Snapshot *s, const Snapshot *prev, uint64_t now_usec) {
+        bool have_prev = prev && prev->n_cpus == s->n_cpus;
+
+        for (unsigned cpu = 0; cpu < s->n_cpus; cpu++) {
+                if (s->idle[cpu].fresh) {
+                        s->sampled_usec[cpu] = now_usec;
+                        continue;
+                }
+                if (!have_prev) {
+                        s->proc[cpu] = (ProcCpuSample) {};
+                        s->sampled_usec[cpu] = SNAPSHOT_NEVER;
+                        continue;
+                }
+                s->idle[cpu] = prev->idle[cpu];
+                s->idle[cpu].fresh = false;
+                s->proc[cpu] = prev->proc[cpu];
+                s->sampled_usec[cpu] = cpu_sampled(prev, cpu);
+        }
+}
+
 int snapshot_take(Snapshot *s, CpuidleSampler *sampler, ProcReader *pr, uint64_t now_usec, ErrorInfo *e) {
+        return snapshot_take_next(s, NULL, sampler, pr, now_usec, e);
+}
+
+int snapshot_take_next(Snapshot *s, const Snapshot *prev, CpuidleSampler *sampler, ProcReader *pr,
+                       uint64_t now_usec, ErrorInfo *e) {
         int r;
 
         if (s->n_cpus != cpuidle_sampler_n_cpus(sampler))
@@ -52,6 +85,7 @@ int snapshot_take(Snapshot *s, CpuidleSampler *sampler, ProcReader *pr, uint64_t
                 return r;
         snprintf(s->governor, sizeof(s->governor), "%s", cpuidle_sampler_governor(sampler));
         s->timestamp_usec = now_usec;
+        carry_records(s, prev, now_usec);
         return 0;
 }
 
@@ -125,14 +159,21 @@ int snapshot_delta(const Snapshot *old, const Snapshot *new, CpuRates *out) {
         if (old->n_cpus != new->n_cpus || new->timestamp_usec <= old->timestamp_usec)
                 return -EINVAL;
 
-        uint64_t interval = new->timestamp_usec - old->timestamp_usec;
-        double seconds = (double) interval / 1e6;
         for (unsigned cpu = 0; cpu < new->n_cpus; cpu++) {
                 const ProcCpuSample *pa = &old->proc[cpu], *pb = &new->proc[cpu];
+                uint64_t ta = cpu_sampled(old, cpu), tb = cpu_sampled(new, cpu);
                 bool irq = pa->has_irq && pb->has_irq;
                 CpuRates *r = &out[cpu];
 
+                if (ta == SNAPSHOT_NEVER || tb == SNAPSHOT_NEVER || tb <= ta) {
+                        *r = (CpuRates) { .util = -1.0, .timer_wakeups_per_s = -1.0, .other_wakeups_per_s = -1.0 };
+                        continue;
+                }
+                uint64_t interval = tb - ta;
+                double seconds = (double) interval / 1e6;
                 *r = (CpuRates) {
+                        .fresh = true,
+                        .interval_usec = interval,
                         .valid = idle_comparable(&old->idle[cpu], &new->idle[cpu]),
                         .util = util_between(pa, pb),
                         .timer_wakeups_per_s = per_second(irq, pa->timer_irqs, pb->timer_irqs, seconds),

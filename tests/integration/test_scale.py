@@ -3,8 +3,11 @@
 """A big machine: 1024 CPUs x 10 states (62 464 counter files) under an fd
 limit of 20 000 (prlimit, soft and hard), the size of real big machines and
 a common container limit.  Without the sampler's fd budget the daemon
-failed to start ("Too many open files").  About 15 s here: the tree takes
-4 s to build in /dev/shm, the daemon 1.5 s to start."""
+failed to start ("Too many open files").  The default read budget
+(sample_files_per_tick) reads the CPUs in turns: every CPU must still be
+read and planned within a bounded number of ticks.  About 90 s here: the
+tree takes 4 s to build in /dev/shm, the daemon 1.5 s to start, the first
+turn of every CPU 32 ticks of 1 s, a later one 7-22."""
 
 import os
 import sys
@@ -16,6 +19,10 @@ import idlepolicytest as T  # noqa: E402
 CPUS = 1024
 STATES = 10
 NOFILE = 20000
+# Ticks (of 1 s) for two turns of every CPU with the default budget: the
+# first turn reads every file of every CPU (61 a CPU, 2000 a tick: 32
+# ticks), later ones only what moved (12-42 files a CPU: 7-22 ticks).
+TURN_TICKS = 70
 
 
 class Scale(T.IdlePolicyTestCase):
@@ -65,8 +72,19 @@ class Scale(T.IdlePolicyTestCase):
                  int(T.read(self.tree, T.state_file(last, k, 'below'))),
                  int(T.read(self.tree, T.state_file(last, k, 'rejected')))) for k in range(STATES)]
         T.wait_for(lambda: [tuple(int(x) for x in row) for row in self.cpu_prop(last, 'Counters')] == want,
-                   timeout=10, what=f'cpu{last} Counters = the tree')
+                   timeout=TURN_TICKS, what=f'cpu{last} Counters = the tree')
         self.assertLessEqual(self.fds(), NOFILE)
+        self.assert_daemon_alive()
+
+    def test_every_cpu_planned(self):
+        """With the CPUs read in turns, every CPU has a plan within two
+        turns."""
+        self.tick_tree()
+        probes = [0, CPUS // 3, 2 * CPUS // 3, CPUS - 1]
+        T.wait_for(lambda: all(not str(self.cpu_prop(c, 'Reason')).startswith('no plan yet') for c in probes),
+                   timeout=TURN_TICKS, what='a plan for CPUs ' + ', '.join(map(str, probes)))
+        unplanned = [c for c in range(CPUS) if str(self.cpu_prop(c, 'Reason')).startswith('no plan yet')]
+        self.assertEqual(unplanned, [])
         self.assert_daemon_alive()
 
 

@@ -61,6 +61,7 @@ START_TEST(test_defaults) {
         ck_assert_int_eq(c.mode, DAEMON_MODE_ENFORCE);
         ck_assert_int_eq(c.calibrate_on_first_start, -1);
         ck_assert_uint_eq(c.governor_hold_usec, CONFIG_GOVERNOR_HOLD_USEC_DEFAULT);
+        ck_assert_uint_eq(c.sample_files_per_tick, CONFIG_SAMPLE_FILES_PER_TICK_DEFAULT);
         c = parse_ok("{}");
         ck_assert_uint_eq(c.tick_usec, CONFIG_TICK_USEC_DEFAULT);
         ck_assert_str_eq(c.runtime_directory, RUNTIME_DIR);
@@ -267,6 +268,20 @@ START_TEST(test_policy_keys) {
 }
 END_TEST
 
+#define FILES_REASON "must be an integer between 0 and 1000000000"
+
+START_TEST(test_sample_files_per_tick) {
+        Config c = parse_ok("{ \"sample_files_per_tick\": 0 }");
+
+        ck_assert_uint_eq(c.sample_files_per_tick, 0);
+        c = parse_ok("{ \"sample_files_per_tick\": 1000000000 }");
+        ck_assert_uint_eq(c.sample_files_per_tick, CONFIG_SAMPLE_FILES_PER_TICK_MAX);
+        key_fails("{\"sample_files_per_tick\": -1}", "sample_files_per_tick", FILES_REASON);
+        key_fails("{\"sample_files_per_tick\": 1000000001}", "sample_files_per_tick", FILES_REASON);
+        key_fails("{\"sample_files_per_tick\": \"4000\"}", "sample_files_per_tick", FILES_REASON);
+}
+END_TEST
+
 START_TEST(test_modes) {
         DaemonMode m = DAEMON_MODE_ENFORCE;
 
@@ -293,6 +308,7 @@ int main(void) {
         tcase_add_test(tc, test_load_not_a_file);
         tcase_add_test(tc, test_log_levels);
         tcase_add_test(tc, test_policy_keys);
+        tcase_add_test(tc, test_sample_files_per_tick);
         tcase_add_test(tc, test_modes);
         return unit_run(s);
 }

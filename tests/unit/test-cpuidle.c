@@ -781,12 +781,172 @@ START_TEST(test_cadence_garbage) {
 }
 END_TEST
 
+/* ---- the read budget: CPUs in turns -------------------------------------- */
+
+/* BUDGET_CPUS x BUDGET_STATES, 61 files a CPU: budgets of one, two and all
+ * four CPUs per read (the governor file counts too). */
+#define TURN_CPU_FILES (BUDGET_STATES * 6 + 1)
+static const unsigned turn_budgets[] = { 1, 1 + TURN_CPU_FILES, 1 + 2 * TURN_CPU_FILES, 1 + 4 * TURN_CPU_FILES };
+
+/* A CPU read at a turn holds what a sampler without a budget reads. */
+static void assert_same_cpu(const CpuidleCpuSample *a, const CpuidleCpuSample *b, unsigned cpu) {
+        ck_assert_int_eq(a->online, b->online);
+        ck_assert_uint_eq(a->n_states, b->n_states);
+        ck_assert_uint_eq(a->resume_latency_us, b->resume_latency_us);
+        for (unsigned k = 0; k < a->n_states; k++) {
+                const CpuidleStateCounters *x = &a->states[k], *y = &b->states[k];
+                ck_assert_msg(x->usage == y->usage && x->time_us == y->time_us && x->above == y->above &&
+                              x->below == y->below && x->rejected == y->rejected && x->disabled == y->disabled,
+                              "CPU %u state %u: counters differ", cpu, k);
+        }
+}
+
+/* With a budget every CPU is read within ceil(files / budget) reads
+ * (whole CPUs: 1, 2 or 4 a read), and a CPU read holds the values an
+ * unbudgeted sampler reads at the same moment; one not read is not fresh
+ * and keeps its last values. */
+START_TEST(test_turns_every_cpu) {
+        FakeTreeOptions o = unit_options(BUDGET_CPUS, BUDGET_STATES);
+        FakeTree *t = unit_tree(&o);
+        unsigned budget = turn_budgets[_i / _MODE_MAX], files = 1 + BUDGET_CPUS * TURN_CPU_FILES;
+        unsigned bound = budget < TURN_CPU_FILES ? BUDGET_CPUS : (files + budget - 1) / budget;
+        _cleanup_cpuidle_sampler_ CpuidleSampler *full = sampler_mode(t->fd, _i % _MODE_MAX);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *turns = sampler_ok(t->fd);
+        CpuidleCpuSample a[BUDGET_CPUS], b[BUDGET_CPUS], last[BUDGET_CPUS] = {};
+        unsigned since[BUDGET_CPUS] = {};
+
+        ck_assert_int_eq(cpuidle_sampler_set_read_budget(turns, budget), 0);
+        set_mode(turns, _i % _MODE_MAX);
+        for (unsigned i = 0; i < 12; i++) {
+                ck_assert_int_eq(faketree_tick(t->fd), 0);
+                read_ok(full, a);
+                read_ok(turns, b);
+                for (unsigned cpu = 0; cpu < BUDGET_CPUS; cpu++) {
+                        ck_assert(a[cpu].fresh);
+                        if (b[cpu].fresh) {
+                                assert_same_cpu(&a[cpu], &b[cpu], cpu);
+                                last[cpu] = b[cpu];
+                                since[cpu] = 0;
+                                continue;
+                        }
+                        ck_assert_uint_lt(++since[cpu], bound);
+                        if (last[cpu].n_states > 0)
+                                assert_same_cpu(&last[cpu], &b[cpu], cpu);
+                }
+        }
+        if (budget == turn_budgets[3])
+                ck_assert_uint_eq(cpuidle_sampler_files_read(turns), cpuidle_sampler_files_read(full));
+}
+END_TEST
+
+/* A governor switch in the middle of a turn: every CPU is reopened at its
+ * turn, and no CPU is ever fresh with a value from before the switch (a
+ * fresh CPU has a new generation and the new table). */
+START_TEST(test_turns_governor_switch) {
+        static const FakeState table[] = {
+                { "POLL", "CPUIDLE CORE POLL IDLE", 0, 0 },
+                { "C1", "MWAIT 0x00", 2, 2 },
+                { "C6", "MWAIT 0x20", 133, 400 },
+        };
+        FakeTreeOptions o = unit_options(BUDGET_CPUS, 2);
+        FakeTree *t = unit_tree(&o);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        CpuidleCpuSample out[BUDGET_CPUS];
+        uint64_t before[BUDGET_CPUS];
+        bool seen[BUDGET_CPUS] = {};
+
+        ck_assert_int_eq(cpuidle_sampler_set_read_budget(s, 1), 0);
+        for (unsigned i = 0; i < BUDGET_CPUS + 1; i++)          /* the cursor now at CPU 1 */
+                read_ok(s, out);
+        for (unsigned cpu = 0; cpu < BUDGET_CPUS; cpu++)
+                before[cpu] = out[cpu].generation;
+        for (unsigned cpu = 0; cpu < BUDGET_CPUS; cpu++)
+                ck_assert_int_eq(faketree_write_states(t->fd, cpu, table, 3, false), 0);
+        ck_assert_int_eq(faketree_write(t->fd, CPUIDLE_DIR "/current_governor", "menu\n"), 0);
+        for (unsigned i = 0; i < 2 * BUDGET_CPUS; i++) {
+                read_ok(s, out);
+                for (unsigned cpu = 0; cpu < BUDGET_CPUS; cpu++) {
+                        if (!out[cpu].fresh) {
+                                ck_assert(seen[cpu] || out[cpu].generation == before[cpu]);
+                                continue;
+                        }
+                        ck_assert_uint_gt(out[cpu].generation, before[cpu]);
+                        ck_assert_uint_eq(out[cpu].n_states, 3);
+                        seen[cpu] = true;
+                }
+        }
+        for (unsigned cpu = 0; cpu < BUDGET_CPUS; cpu++)
+                ck_assert(seen[cpu]);
+}
+END_TEST
+
+/* A CPU going offline in the middle of a turn reads offline at its turn and
+ * is never fresh with its old counters; back online, it is read again. */
+START_TEST(test_turns_hotplug) {
+        FakeTreeOptions o = unit_options(BUDGET_CPUS, 2);
+        FakeTree *t = unit_tree(&o);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        CpuidleCpuSample out[BUDGET_CPUS];
+        unsigned fresh_offline = 0;
+
+        ck_assert_int_eq(cpuidle_sampler_set_read_budget(s, 1), 0);
+        for (unsigned i = 0; i < BUDGET_CPUS + 3; i++)          /* the cursor now at CPU 3 */
+                read_ok(s, out);
+        ck_assert_int_eq(faketree_set_offline(t->fd, 2), 0);
+        cpuidle_sampler_invalidate(s);
+        for (unsigned i = 0; i < BUDGET_CPUS; i++) {
+                read_ok(s, out);
+                if (out[2].fresh) {
+                        ck_assert(!out[2].online);
+                        ck_assert_uint_eq(out[2].n_states, 0);
+                        fresh_offline++;
+                } else          /* its last read, not fresh */
+                        ck_assert(out[2].online == (fresh_offline == 0));
+        }
+        ck_assert_uint_eq(fresh_offline, 1);
+        ck_assert_int_eq(faketree_set_online(t->fd, 2), 0);
+        cpuidle_sampler_invalidate(s);
+        for (unsigned i = 0; i < BUDGET_CPUS; i++) {
+                read_ok(s, out);
+                ck_assert(!out[2].fresh || (out[2].online && out[2].n_states == 2));
+        }
+}
+END_TEST
+
+/* A knob written on one CPU makes that CPU's next read full, not every
+ * CPU's: the other keeps reading usage only. */
+START_TEST(test_turns_request_full_cpu) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_ok(t->fd);
+        CpuidleCpuSample out[2];
+
+        ck_assert_int_eq(cpuidle_sampler_set_cadence(s, FLAGS_ALL, 100), 0);
+        ck_assert_int_eq(cpuidle_sampler_set_read_budget(s, 1000), 0);
+        for (unsigned i = 0; i < 3; i++)
+                read_ok(s, out);
+        ck_assert_uint_eq(cpuidle_sampler_files_read(s), 1 + 2 + 2);    /* the governor, usage */
+        ck_assert_int_eq(faketree_write(t->fd, STATE1 "/disable", "1\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, CPU_DIR "/cpu1/cpuidle/state1/disable", "1\n"), 0);
+        cpuidle_sampler_request_full_cpu(s, 0);
+        cpuidle_sampler_request_full_cpu(s, 7);                         /* out of range: ignored */
+        read_ok(s, out);
+        ck_assert(out[0].fresh && out[1].fresh);
+        ck_assert(out[0].states[1].disabled);
+        ck_assert(!out[1].states[1].disabled);                          /* not read yet */
+        ck_assert_uint_eq(cpuidle_sampler_files_read(s), 1 + 13 + 2);
+        cpuidle_sampler_request_full(s);
+        read_ok(s, out);
+        ck_assert(out[1].states[1].disabled);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("cpuidle");
         TCase *helpers = unit_tcase(s, "helpers");
         TCase *sampler = unit_tcase(s, "sampler");
         TCase *cadence = unit_tcase(s, "cadence");
         TCase *budget = unit_tcase(s, "budget");
+        TCase *turns = unit_tcase(s, "turns");
 
         tcase_add_test(helpers, test_state_lookup);
         tcase_add_test(helpers, test_resume_latency);
@@ -813,5 +973,9 @@ int main(void) {
         tcase_add_test(cadence, test_cadence_slow_tier);
         tcase_add_test(cadence, test_cadence_usage_gate);
         tcase_add_test(cadence, test_cadence_garbage);
+        tcase_add_loop_test(turns, test_turns_every_cpu, 0, 4 * _MODE_MAX);
+        tcase_add_test(turns, test_turns_governor_switch);
+        tcase_add_test(turns, test_turns_hotplug);
+        tcase_add_test(turns, test_turns_request_full_cpu);
         return unit_run(s);
 }

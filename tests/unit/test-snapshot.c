@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 
+#include "sampler-cadence.h"
 #include "snapshot.h"
 #include "unit.h"
 
@@ -298,6 +299,118 @@ START_TEST(test_take_errors) {
 }
 END_TEST
 
+/* Takes a snapshot at now_usec after prev (NULL for none). */
+static void take_ok(Snapshot *s, const Snapshot *prev, CpuidleSampler *sampler, ProcReader *pr, uint64_t now_usec) {
+        ErrorInfo e = {};
+
+        ck_assert_msg(snapshot_take_next(s, prev, sampler, pr, now_usec, &e) == 0, "%s", e.message);
+}
+
+/* 3 CPUs read in turns, one a tick: each CPU's rates span its own 3 ticks
+ * and equal those of a sampler without a budget over the same 3 ticks
+ * (usage per second, shares, util and wakeups over the same interval); a
+ * CPU not read at a tick has no fresh rates, nor one read the first time. */
+START_TEST(test_turns_own_interval) {
+        FakeTreeOptions o = unit_options(3, 2);
+        FakeTree *t = unit_tree(&o);
+        _cleanup_topology_ Topology *topo = NULL;
+        _cleanup_cpuidle_sampler_ CpuidleSampler *full = NULL, *turns = NULL;
+        _cleanup_procreader_ ProcReader *pf = NULL, *pt = NULL;
+        Snapshot *ref[10] = {}, *snap[2] = {};
+        unsigned reads[3] = {};
+        ErrorInfo e = {};
+        CpuRates r[3], want[3];
+
+        ck_assert_int_eq(topology_load(t->fd, &topo, &e), 0);
+        ck_assert_int_eq(cpuidle_sampler_new(t->fd, topo, &full, &e), 0);
+        ck_assert_int_eq(cpuidle_sampler_new(t->fd, topo, &turns, &e), 0);
+        ck_assert_int_eq(cpuidle_sampler_set_read_budget(turns, 1), 0);
+        ck_assert_int_eq(procreader_new(t->fd, &pf, &e), 0);
+        ck_assert_int_eq(procreader_new(t->fd, &pt, &e), 0);
+        snap[0] = snapshot_ok(3);
+        snap[1] = snapshot_ok(3);
+        for (unsigned i = 0; i < 10; i++) {
+                Snapshot *cur = snap[i % 2], *prev = snap[(i + 1) % 2];
+                uint64_t now = (i + 1) * 1000000ULL;
+
+                ref[i] = snapshot_ok(3);
+                ck_assert_int_eq(faketree_tick(t->fd), 0);
+                take_ok(ref[i], NULL, full, pf, now);
+                take_ok(cur, i > 0 ? prev : NULL, turns, pt, now);
+                if (i == 0) {
+                        reads[0] = cur->idle[0].fresh;
+                        continue;
+                }
+                delta_ok(prev, cur, r);
+                for (unsigned cpu = 0; cpu < 3; cpu++) {
+                        if (!cur->idle[cpu].fresh || reads[cpu]++ == 0) {
+                                ck_assert(!r[cpu].fresh && !r[cpu].valid);
+                                ck_assert_double_lt(r[cpu].util, 0.0);
+                                continue;
+                        }
+                        delta_ok(ref[i - 3], ref[i], want);
+                        ck_assert(r[cpu].fresh && r[cpu].valid);
+                        ck_assert_uint_eq(r[cpu].interval_usec, 3000000);
+                        ck_assert_uint_eq(want[cpu].interval_usec, 3000000);
+                        ck_assert_uint_eq(cur->sampled_usec[cpu], now);
+                        for (unsigned k = 0; k < 2; k++) {
+                                ck_assert_uint_eq(r[cpu].states[k].d_usage, want[cpu].states[k].d_usage);
+                                ck_assert_near(r[cpu].states[k].usage_per_s, want[cpu].states[k].usage_per_s);
+                                ck_assert_near(r[cpu].states[k].time_share_pct, want[cpu].states[k].time_share_pct);
+                        }
+                        ck_assert_near(r[cpu].util, want[cpu].util);
+                        ck_assert_near(r[cpu].timer_wakeups_per_s, want[cpu].timer_wakeups_per_s);
+                        ck_assert_near(r[cpu].other_wakeups_per_s, want[cpu].other_wakeups_per_s);
+                }
+        }
+        for (unsigned cpu = 0; cpu < 3; cpu++)
+                ck_assert_uint_ge(reads[cpu], 3);
+        for (unsigned i = 0; i < 10; i++)
+                snapshot_free(ref[i]);
+        snapshot_free(snap[0]);
+        snapshot_free(snap[1]);
+}
+END_TEST
+
+/* A record carried from the snapshot before: counters, proc values and the
+ * time it was read, not fresh; without a snapshot before, unknown. */
+START_TEST(test_take_next_carries) {
+        FakeTreeOptions o = unit_options(2, 2);
+        FakeTree *t = unit_tree(&o);
+        _cleanup_topology_ Topology *topo = NULL;
+        _cleanup_cpuidle_sampler_ CpuidleSampler *sampler = NULL;
+        _cleanup_procreader_ ProcReader *pr = NULL;
+        _cleanup_snapshot_ Snapshot *a = snapshot_ok(2), *b = snapshot_ok(2), *c = snapshot_ok(2);
+        ErrorInfo e = {};
+        CpuRates r[2];
+
+        ck_assert_int_eq(topology_load(t->fd, &topo, &e), 0);
+        ck_assert_int_eq(cpuidle_sampler_new(t->fd, topo, &sampler, &e), 0);
+        ck_assert_int_eq(cpuidle_sampler_set_read_budget(sampler, 1), 0);
+        ck_assert_int_eq(procreader_new(t->fd, &pr, &e), 0);
+        take_ok(a, NULL, sampler, pr, 1000000);         /* CPU 0 */
+        ck_assert(a->idle[0].fresh && !a->idle[1].fresh);
+        ck_assert_uint_eq(a->sampled_usec[0], 1000000);
+        ck_assert_uint_eq(a->sampled_usec[1], SNAPSHOT_NEVER);
+        ck_assert(!a->proc[1].has_stat);
+        ck_assert_int_eq(faketree_tick(t->fd), 0);
+        take_ok(b, a, sampler, pr, 2000000);            /* CPU 1 */
+        ck_assert(!b->idle[0].fresh && b->idle[1].fresh);
+        ck_assert_uint_eq(b->sampled_usec[0], 1000000);
+        ck_assert_mem_eq(&b->proc[0], &a->proc[0], sizeof(ProcCpuSample));
+        ck_assert_uint_eq(b->idle[0].states[1].usage, a->idle[0].states[1].usage);
+        delta_ok(a, b, r);
+        ck_assert(!r[0].fresh && !r[0].valid && !r[1].fresh);
+        ck_assert_int_eq(faketree_tick(t->fd), 0);
+        take_ok(c, b, sampler, pr, 3000000);            /* CPU 0 again, over 2 s */
+        delta_ok(b, c, r);
+        ck_assert(r[0].fresh && r[0].valid && !r[1].fresh);
+        ck_assert_uint_eq(r[0].interval_usec, 2000000);
+        ck_assert_near(r[0].states[0].usage_per_s, 407.0);
+        ck_assert_near(r[0].util, 0.14);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("snapshot");
         TCase *delta = unit_tcase(s, "delta");
@@ -312,5 +425,7 @@ int main(void) {
         tcase_add_test(take, test_take_and_tick);
         tcase_add_test(take, test_paced_ticks);
         tcase_add_test(take, test_take_errors);
+        tcase_add_test(take, test_turns_own_interval);
+        tcase_add_test(take, test_take_next_carries);
         return unit_run(s);
 }
