@@ -329,8 +329,17 @@ class IdlePolicyTestCase(unittest.TestCase):
         cls.faketree_exe = program('MAKE_FAKETREE')
         cls.python = os.environ.get('PYTHON3', '/usr/bin/python3')
 
+    # Where the test's temp dir goes (None: $TMPDIR), and whether the whole
+    # tree is snapshotted for assert_tree_unchanged() (a huge tree skips it).
+    TMP_PARENT = None
+    SNAPSHOT_TREE = True
+
+    def daemon_start_argv(self):
+        """The argv the base setUp starts the daemon with (None: the default)."""
+        return None
+
     def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix='idlepolicy-it-')
+        self.tmp = tempfile.mkdtemp(prefix='idlepolicy-it-', dir=self.TMP_PARENT)
         # uid 65534 must reach the bus socket in here.
         os.chmod(self.tmp, 0o755)
         self.immutable = []
@@ -343,8 +352,9 @@ class IdlePolicyTestCase(unittest.TestCase):
         self.profiles_d = os.path.join(self.tmp, 'profiles.d')
         os.mkdir(self.profiles_d)
         self.make_tree(self.tree, self.TREE_ARGS)
-        self.original = snapshot_tree(self.tree)
-        self.original_knobs = knob_values(self.tree)
+        if self.SNAPSHOT_TREE:
+            self.original = snapshot_tree(self.tree)
+            self.original_knobs = knob_values(self.tree)
         self.start_bus()
         self.polkit = None
         if self.START_POLKIT:
@@ -352,7 +362,11 @@ class IdlePolicyTestCase(unittest.TestCase):
         self.daemon = None
         self.daemon_runs = 0
         if self.START_DAEMON:
-            self.start_daemon()
+            argv = self.daemon_start_argv()
+            if argv is None:
+                self.start_daemon()
+            else:
+                self.start_daemon(argv=argv)
 
     # -- infrastructure --
 
