@@ -18,6 +18,7 @@
 #include "calibration.h"
 #include "fileio.h"
 #include "measure.h"
+#include "sysfs-paths.h"
 
 #define STATES_MAX 10u
 #define NO_PARTNER UINT32_MAX
@@ -65,7 +66,7 @@ typedef struct Sweep {
 static int state_read(int root, unsigned cpu, unsigned k, const char *file, char *buf, size_t size) {
         char path[128];
 
-        snprintf(path, sizeof(path), "sys/devices/system/cpu/cpu%u/cpuidle/state%u/%s", cpu, k, file);
+        snprintf(path, sizeof(path), SYSFS_CPU_STATE_FILE_FMT, cpu, k, file);
         return fileio_read_string_at(root, path, buf, size);
 }
 

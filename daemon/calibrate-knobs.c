@@ -44,7 +44,7 @@ int calibrate_knobs_save(const EnforceTarget *t, unsigned cpu, unsigned n_states
         }
         if (save_knob(t, knob_resume_latency_path(cpu, path), &k) == 0)
                 k.resume = (int) k.n_prior - 1;
-        if (save_knob(t, KNOB_HALTPOLL_NS_PATH, &k) == 0)
+        if (save_knob(t, SYSFS_HALTPOLL_NS, &k) == 0)
                 k.poll_ns = (int) k.n_prior - 1;
         *ret = k;
         return 0;

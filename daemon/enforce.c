@@ -180,8 +180,8 @@ int enforce_set_governor(const EnforceTarget *t, const char *name, ErrorInfo *e)
         if (!cpuidle_system_has_governor(&sys, name))
                 return errinfo_set(e, -ESRCH, "Unknown governor \"%s\"", name);
         if (strcmp(sys.governor, name) != 0 && !sys.governor_writable)
-                return errinfo_set(e, -EIO, "%s does not exist: this kernel cannot switch governors", KNOB_GOVERNOR_PATH);
-        r = change_set_add(&changes, KNOB_GOVERNOR_PATH, sys.governor, name);
+                return errinfo_set(e, -EIO, "%s does not exist: this kernel cannot switch governors", SYSFS_CPUIDLE_GOVERNOR);
+        r = change_set_add(&changes, SYSFS_CPUIDLE_GOVERNOR, sys.governor, name);
         if (r < 0)
                 return r;
         r = change_set_apply(t, &changes, e);
@@ -366,7 +366,7 @@ int enforce_write_knobs(const EnforceTarget *t, const EnforceKnob *knobs, size_t
                 return r;
         forget_originals(t, &changes);
         for (size_t i = 0; i < changes.n; i++)
-                if (!changes.writes[i].noop && strcmp(changes.writes[i].path, KNOB_GOVERNOR_PATH) == 0)
+                if (!changes.writes[i].noop && strcmp(changes.writes[i].path, SYSFS_CPUIDLE_GOVERNOR) == 0)
                         cpuidle_sampler_invalidate(t->sampler);
         return (int) changes.n_writes;
 }

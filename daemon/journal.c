@@ -435,7 +435,7 @@ static int journal_load(Journal *j, char *text) {
 /* Reads the online CPUs.  Returns 0 or a negative errno. */
 static int read_online(int root_fd, CpuSet *ret) {
         char buf[4096];
-        int r = fileio_read_string_at(root_fd, "sys/devices/system/cpu/online", buf, sizeof(buf));
+        int r = fileio_read_string_at(root_fd, SYSFS_CPU_ONLINE, buf, sizeof(buf));
 
         return r < 0 ? r : cpuset_parse(buf, ret, NULL);
 }

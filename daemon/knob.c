@@ -3,20 +3,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "fileio.h"
 #include "knob.h"
 
-#define CPU_DIR "sys/devices/system/cpu/cpu"
-
 /* Returns buf. */
 char *knob_state_disable_path(unsigned cpu, unsigned state, char buf[static KNOB_PATH_MAX]) {
-        snprintf(buf, KNOB_PATH_MAX, CPU_DIR "%u/cpuidle/state%u/disable", cpu, state);
+        snprintf(buf, KNOB_PATH_MAX, SYSFS_CPU_STATE_DISABLE_FMT, cpu, state);
         return buf;
 }
 
 /* Returns buf. */
 char *knob_resume_latency_path(unsigned cpu, char buf[static KNOB_PATH_MAX]) {
-        snprintf(buf, KNOB_PATH_MAX, CPU_DIR "%u/power/pm_qos_resume_latency_us", cpu);
+        snprintf(buf, KNOB_PATH_MAX, SYSFS_CPU_RESUME_LATENCY_FMT, cpu);
         return buf;
 }
 
@@ -46,13 +45,12 @@ static const char *skip_prefix(const char *s, const char *prefix) {
 /* Returns true for one of the haltpoll parameters the daemon may write. */
 static bool haltpoll_param(const char *path) {
         static const char *const params[] = {
-                "guest_halt_poll_ns", "guest_halt_poll_grow", "guest_halt_poll_grow_start",
-                "guest_halt_poll_shrink", "guest_halt_poll_allow_shrink",
+                SYSFS_HALTPOLL_NS, SYSFS_HALTPOLL_GROW, SYSFS_HALTPOLL_GROW_START,
+                SYSFS_HALTPOLL_SHRINK, SYSFS_HALTPOLL_ALLOW_SHRINK,
         };
-        const char *p = skip_prefix(path, KNOB_HALTPOLL_DIR);
 
-        for (size_t i = 0; p && i < sizeof(params) / sizeof(params[0]); i++)
-                if (strcmp(p, params[i]) == 0)
+        for (size_t i = 0; i < ELEMENTSOF(params); i++)
+                if (strcmp(path, params[i]) == 0)
                         return true;
         return false;
 }
@@ -62,19 +60,19 @@ int knob_parse(const char *path, KnobId *ret) {
         unsigned cpu, state;
         const char *p;
 
-        if (strcmp(path, KNOB_GOVERNOR_PATH) == 0 || haltpoll_param(path)) {
+        if (strcmp(path, SYSFS_CPUIDLE_GOVERNOR) == 0 || haltpoll_param(path)) {
                 *ret = (KnobId) { .kind = haltpoll_param(path) ? KNOB_HALTPOLL : KNOB_GOVERNOR };
                 return 0;
         }
-        p = skip_prefix(path, CPU_DIR);
+        p = skip_prefix(path, SYSFS_CPU_PREFIX);
         p = p ? skip_uint(p, &cpu) : NULL;
         if (!p)
                 return -EINVAL;
-        if (strcmp(p, "/power/pm_qos_resume_latency_us") == 0) {
+        if (strcmp(p, "/" SYSFS_CPU_REL_RESUME_LATENCY) == 0) {
                 *ret = (KnobId) { .kind = KNOB_RESUME_LATENCY, .cpu = cpu };
                 return 0;
         }
-        p = skip_prefix(p, "/cpuidle/state");
+        p = skip_prefix(p, "/" SYSFS_CPU_REL_STATE);
         p = p ? skip_uint(p, &state) : NULL;
         if (!p || strcmp(p, "/disable") != 0)
                 return -EINVAL;

@@ -6,13 +6,14 @@
 
 #include <stdbool.h>
 
+#include "sysfs-paths.h"
+
 #define KNOB_PATH_MAX 96
 #define KNOB_VALUE_MAX 64
 
-#define KNOB_GOVERNOR_PATH "sys/devices/system/cpu/cpuidle/current_governor"
-/* The KVM guest halt-poll parameters (module haltpoll, system-wide). */
-#define KNOB_HALTPOLL_DIR "sys/module/haltpoll/parameters/"
-#define KNOB_HALTPOLL_NS_PATH KNOB_HALTPOLL_DIR "guest_halt_poll_ns"
+/* The knobs' paths are in sysfs-paths.h: SYSFS_CPUIDLE_GOVERNOR,
+ * SYSFS_CPU_STATE_DISABLE_FMT, SYSFS_CPU_RESUME_LATENCY_FMT and the
+ * SYSFS_HALTPOLL_* parameters. */
 
 typedef enum KnobKind {
         KNOB_GOVERNOR,

@@ -46,7 +46,7 @@ void manager_knobs_changed(Manager *m) {
         char governor[64];
 
         manager_emit(m, "Changed");
-        if (fileio_read_string_at(m->root_fd, KNOB_GOVERNOR_PATH, governor, sizeof(governor)) >= 0)
+        if (fileio_read_string_at(m->root_fd, SYSFS_CPUIDLE_GOVERNOR, governor, sizeof(governor)) >= 0)
                 manager_note_governor(m, governor, false);
 }
 

@@ -79,7 +79,7 @@ static int want_haltpoll(WantedKnobs *l, const PolicyLoop *pl, const PolicySourc
                 return 0;
         snprintf(want, sizeof(want), "%" PRIu64, pl->sys.poll.window_ns);
         snprintf(current, sizeof(current), "%" PRIu64, h->poll_ns);
-        return want_knob(l, in, KNOB_HALTPOLL_NS_PATH,
+        return want_knob(l, in, SYSFS_HALTPOLL_NS,
                          pl->sys.kvm && pl->sys.has_poll && pl->sys.poll.mode == POLL_MODE_WINDOW ? want : NULL, current);
 }
 
@@ -95,7 +95,7 @@ static int want_governor(WantedKnobs *l, PlanEnforcer *pe, const PolicyLoop *pl,
         if (!in->system->governor_writable ||
             (!pl->sys.governor_required && pe->governor_switched_usec > 0 && now_usec - pe->governor_switched_usec < hold_usec))
                 return 0;
-        r = want_knob(l, in, KNOB_GOVERNOR_PATH, want, in->system->governor);
+        r = want_knob(l, in, SYSFS_CPUIDLE_GOVERNOR, want, in->system->governor);
         *ret_switch = l->n > before;
         return r;
 }

@@ -18,12 +18,11 @@
 
 #include "cpuidle.h"
 #include "cpuidle-internal.h"
+#include "sysfs-paths.h"
 #include "sampler-internal.h"
 #include "fileio.h"
 #include "sampler-cadence.h"
 
-#define CPU_DIR "sys/devices/system/cpu"
-#define GOVERNOR_PATH CPU_DIR "/cpuidle/current_governor"
 
 /* Every value is read with fileio_pread_once() into one byte less than its
  * buffer: the bounds the sampler has always had. */
@@ -253,7 +252,7 @@ static int open_state_counters(CpuidleSampler *s, SamplerCpu *c, const char *dir
 /* Opens pm_qos_resume_latency_us of cpu (optional), keeping the fd if the
  * budget allows.  Returns 0 or a negative errno; path names the file. */
 static int open_resume_latency(CpuidleSampler *s, SamplerCpu *c, unsigned cpu, char *path, size_t size) {
-        snprintf(path, size, CPU_DIR "/cpu%u/power/pm_qos_resume_latency_us", cpu);
+        snprintf(path, size, SYSFS_CPU_RESUME_LATENCY_FMT, cpu);
         c->qos_fd = fileio_open_at(s->root_fd, path);
         if (c->qos_fd == -ENOENT) {
                 c->qos_fd = -1;
@@ -293,7 +292,7 @@ static int cpu_open(CpuidleSampler *s, unsigned cpu, ErrorInfo *e) {
         c->needs_open = true;
         c->full = true;
         for (unsigned k = 0; k < CPUIDLE_STATES_MAX; k++) {
-                snprintf(dir, sizeof(dir), CPU_DIR "/cpu%u/cpuidle/state%u", cpu, k);
+                snprintf(dir, sizeof(dir), SYSFS_CPU_STATE_FMT, cpu, k);
                 r = dir_exists(s->root_fd, dir);
                 if (r < 0)
                         return errinfo_set(e, r, "%s: %s", dir, strerror(-r));
@@ -308,7 +307,7 @@ static int cpu_open(CpuidleSampler *s, unsigned cpu, ErrorInfo *e) {
                 }
                 c->n_states = k + 1;
         }
-        snprintf(path, sizeof(path), CPU_DIR "/cpu%u/cpuidle", cpu);
+        snprintf(path, sizeof(path), SYSFS_CPU_CPUIDLE_FMT, cpu);
         r = c->n_states > 0 ? 1 : dir_exists(s->root_fd, path);
         if (r > 0) {
                 int q = open_resume_latency(s, c, cpu, path, sizeof(path));
@@ -331,7 +330,7 @@ static int cpu_open(CpuidleSampler *s, unsigned cpu, ErrorInfo *e) {
 
 /* Formats an error about a counter file of cpu/state.  Returns error. */
 static int counter_error(ErrorInfo *e, int error, unsigned cpu, unsigned state, Counter i, const char *what) {
-        return errinfo_set(e, error, CPU_DIR "/cpu%u/cpuidle/state%u/%s: %s",
+        return errinfo_set(e, error, SYSFS_CPU_STATE_FILE_FMT ": %s",
                            cpu, state, counter_file[i], what);
 }
 
@@ -403,7 +402,7 @@ static int read_counter(CpuidleSampler *s, unsigned cpu, unsigned state, Counter
         int r;
 
         if (s->cpus[cpu].fds[state][i] < 0)
-                cpu_subpath(path, cpu, "cpuidle/state", state, counter_file[i]);
+                cpu_subpath(path, cpu, SYSFS_CPU_REL_STATE, state, counter_file[i]);
         r = pread_file(s, counter_tier[i], &s->cpus[cpu].fds[state][i], path, buf, sizeof(buf) - 1);
 
         if (r == -ENODEV || r == -ENOENT)
@@ -479,7 +478,7 @@ static int read_resume_latency(CpuidleSampler *s, SamplerCpu *c, unsigned cpu, E
         if (!c->has_qos || (!c->full && (s->skip & CPUIDLE_SAMPLER_SLOW_TIER)))
                 return 0;
         if (c->qos_fd < 0)
-                cpu_subpath(path, cpu, "power/pm_qos_resume_latency_us", 0, NULL);
+                cpu_subpath(path, cpu, SYSFS_CPU_REL_RESUME_LATENCY, 0, NULL);
         r = pread_file(s, TIER_SLOW, &c->qos_fd, path, buf, sizeof(buf) - 1);
         if (r == -ENODEV || r == -ENOENT)
                 return r;
@@ -487,7 +486,7 @@ static int read_resume_latency(CpuidleSampler *s, SamplerCpu *c, unsigned cpu, E
                 r = -EBADMSG;
         if (r < 0)
                 return errinfo_set(e, r == -EFBIG ? -EBADMSG : r,
-                                   CPU_DIR "/cpu%u/power/pm_qos_resume_latency_us: %s",
+                                   SYSFS_CPU_RESUME_LATENCY_FMT ": %s",
                                    cpu, r == -EBADMSG || r == -EFBIG ? "invalid value" : strerror(-r));
         s->files_read++;
         c->resume_latency_us = usec;
@@ -536,7 +535,7 @@ int sampler_cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, E
                 return r;
         r = cpu_read(s, cpu, out, e);
         if (r == -ENODEV || r == -ENOENT)
-                return errinfo_set(e, r, CPU_DIR "/cpu%u/cpuidle: files vanished while reading", cpu);
+                return errinfo_set(e, r, SYSFS_CPU_CPUIDLE_FMT ": files vanished while reading", cpu);
         return r;
 }
 
@@ -545,10 +544,10 @@ int sampler_cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, E
 static int open_governor(CpuidleSampler *s) {
         fileio_closep(&s->governor_fd);
         s->governor_ro = false;
-        s->governor_fd = fileio_open_at(s->root_fd, GOVERNOR_PATH);
+        s->governor_fd = fileio_open_at(s->root_fd, SYSFS_CPUIDLE_GOVERNOR);
         if (s->governor_fd == -ENOENT) {
                 s->governor_ro = true;
-                s->governor_fd = fileio_open_at(s->root_fd, GOVERNOR_PATH "_ro");
+                s->governor_fd = fileio_open_at(s->root_fd, SYSFS_CPUIDLE_GOVERNOR_RO);
         }
         if (s->governor_fd >= 0 || s->governor_fd == -ENOENT)
                 return 0;
@@ -580,8 +579,8 @@ static int check_governor(CpuidleSampler *s, ErrorInfo *e) {
         int r = read_governor(s, buf, sizeof(buf));
 
         if (r < 0)
-                return errinfo_set(e, r == -EFBIG ? -EBADMSG : r, GOVERNOR_PATH "%s: %s",
-                                   s->governor_ro ? "_ro" : "", r == -EFBIG ? "value too long" : strerror(-r));
+                return errinfo_set(e, r == -EFBIG ? -EBADMSG : r, "%s: %s",
+                                   s->governor_ro ? SYSFS_CPUIDLE_GOVERNOR_RO : SYSFS_CPUIDLE_GOVERNOR, r == -EFBIG ? "value too long" : strerror(-r));
         if (strcmp(buf, s->governor) != 0) {
                 cpuidle_sampler_invalidate(s);
                 memcpy(s->governor, buf, sizeof(buf));
@@ -712,9 +711,9 @@ int cpuidle_sampler_new_budget(int root_fd, const Topology *t, unsigned max_fds,
         /* Files without an fd are opened relative to the CPU directory: a
          * path walk of 4 components instead of 7. */
         if (max_fds != CPUIDLE_SAMPLER_FDS_UNLIMITED) {
-                s->cpu_dir_fd = openat(s->root_fd, CPU_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                s->cpu_dir_fd = openat(s->root_fd, SYSFS_CPU_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
                 if (s->cpu_dir_fd < 0)
-                        return errinfo_set(e, -errno, CPU_DIR ": %s", strerror(errno));
+                        return errinfo_set(e, -errno, SYSFS_CPU_DIR ": %s", strerror(errno));
         }
         r = check_governor(s, e);
         if (r < 0)

@@ -14,9 +14,7 @@
 
 #include "cpuidle.h"
 #include "fileio.h"
-
-#define CPUIDLE_DIR "sys/devices/system/cpu/cpuidle"
-#define HALTPOLL_DIR "sys/module/haltpoll/parameters"
+#include "sysfs-paths.h"
 
 typedef enum SystemFile {
         FILE_GOVERNOR,              /* read every time: current_governor (current_governor_ro before 5.8) */
@@ -31,14 +29,14 @@ typedef enum SystemFile {
 } SystemFile;
 
 static const char *const file_path[_FILE_MAX] = {
-        [FILE_GOVERNOR] = CPUIDLE_DIR "/current_governor",
-        [FILE_POLL_NS] = HALTPOLL_DIR "/guest_halt_poll_ns",
-        [FILE_DRIVER] = CPUIDLE_DIR "/current_driver",
-        [FILE_GOVERNORS] = CPUIDLE_DIR "/available_governors",
-        [FILE_GROW] = HALTPOLL_DIR "/guest_halt_poll_grow",
-        [FILE_GROW_START] = HALTPOLL_DIR "/guest_halt_poll_grow_start",
-        [FILE_SHRINK] = HALTPOLL_DIR "/guest_halt_poll_shrink",
-        [FILE_ALLOW_SHRINK] = HALTPOLL_DIR "/guest_halt_poll_allow_shrink",
+        [FILE_GOVERNOR] = SYSFS_CPUIDLE_GOVERNOR,
+        [FILE_POLL_NS] = SYSFS_HALTPOLL_NS,
+        [FILE_DRIVER] = SYSFS_CPUIDLE_DRIVER,
+        [FILE_GOVERNORS] = SYSFS_CPUIDLE_GOVERNORS,
+        [FILE_GROW] = SYSFS_HALTPOLL_GROW,
+        [FILE_GROW_START] = SYSFS_HALTPOLL_GROW_START,
+        [FILE_SHRINK] = SYSFS_HALTPOLL_SHRINK,
+        [FILE_ALLOW_SHRINK] = SYSFS_HALTPOLL_ALLOW_SHRINK,
 };
 
 struct CpuidleSystemReader {
@@ -46,8 +44,8 @@ struct CpuidleSystemReader {
         bool own_root;
         int fds[_FILE_MAX];         /* -1: missing (or its directory is) */
         bool opened;                /* false: open everything at the next full read */
-        bool has_cpuidle;           /* CPUIDLE_DIR existed when last looked for */
-        bool has_haltpoll;          /* HALTPOLL_DIR existed when last looked for */
+        bool has_cpuidle;           /* SYSFS_CPUIDLE_DIR existed when last looked for */
+        bool has_haltpoll;          /* SYSFS_HALTPOLL_DIR existed when last looked for */
         bool governor_ro;           /* fds[FILE_GOVERNOR] is current_governor_ro */
         unsigned full_every;
         unsigned partial_left;      /* partial reads before the next full one */
@@ -63,7 +61,7 @@ static bool file_is_haltpoll(SystemFile i) {
 
 /* Returns the path of file i (current_governor_ro when that is the one open). */
 static const char *reader_path(const CpuidleSystemReader *r, SystemFile i) {
-        return i == FILE_GOVERNOR && r->governor_ro ? CPUIDLE_DIR "/current_governor_ro" : file_path[i];
+        return i == FILE_GOVERNOR && r->governor_ro ? SYSFS_CPUIDLE_GOVERNOR_RO : file_path[i];
 }
 
 static CpuidleSystemReader reader_make(int root_fd, bool own_root) {
@@ -119,7 +117,7 @@ static int open_file(CpuidleSystemReader *r, SystemFile i, ErrorInfo *e) {
                 return 0;
         fd = fileio_open_at(r->root_fd, file_path[i]);
         if (fd == -ENOENT && i == FILE_GOVERNOR) {
-                fd = fileio_open_at(r->root_fd, CPUIDLE_DIR "/current_governor_ro");
+                fd = fileio_open_at(r->root_fd, SYSFS_CPUIDLE_GOVERNOR_RO);
                 r->governor_ro = fd >= 0;
         }
         if (fd < 0 && fd != -ENOENT)
@@ -134,9 +132,9 @@ static int open_missing(CpuidleSystemReader *r, ErrorInfo *e) {
         int k = 0;
 
         if (!r->has_cpuidle)
-                k = find_dir(r, CPUIDLE_DIR, &r->has_cpuidle, e);
+                k = find_dir(r, SYSFS_CPUIDLE_DIR, &r->has_cpuidle, e);
         if (k >= 0 && r->has_cpuidle && !r->has_haltpoll)
-                k = find_dir(r, HALTPOLL_DIR, &r->has_haltpoll, e);
+                k = find_dir(r, SYSFS_HALTPOLL_DIR, &r->has_haltpoll, e);
         for (unsigned i = 0; k >= 0 && i < _FILE_MAX; i++)
                 if (r->fds[i] < 0)
                         k = open_file(r, (SystemFile) i, e);
@@ -300,7 +298,7 @@ static int read_once(CpuidleSystemReader *r, bool full, CpuidleSystem *s, ErrorI
                         return k;
         }
         if (!r->has_cpuidle)
-                return errinfo_set(e, -ENOENT, CPUIDLE_DIR ": %s", strerror(ENOENT));
+                return errinfo_set(e, -ENOENT, SYSFS_CPUIDLE_DIR ": %s", strerror(ENOENT));
         *s = r->has_last ? r->last : (CpuidleSystem) {};
         k = read_fast(r, s, e);
         if (k < 0)

@@ -7,9 +7,8 @@
 #include "cpuset.h"
 #include "fileio.h"
 #include "procstat.h"
+#include "sysfs-paths.h"
 
-#define STAT_PATH "proc/stat"
-#define INTERRUPTS_PATH "proc/interrupts"
 #define STAT_MIN_VALUES 4           /* user nice system idle: the oldest format */
 #define STAT_MAX_VALUES 32
 
@@ -89,14 +88,14 @@ static int stat_values(const Line *l, const char *p, uint64_t v[static STAT_MAX_
                 if (len == 0)
                         break;
                 if (n >= STAT_MAX_VALUES)
-                        return errinfo_set(e, -EBADMSG, STAT_PATH ":%u: too many values", l->number);
+                        return errinfo_set(e, -EBADMSG, PROCFS_STAT ":%u: too many values", l->number);
                 if (token_u64(tok, len, &v[n]) < 0)
-                        return errinfo_set(e, -EBADMSG, STAT_PATH ":%u: invalid value \"%.*s\"",
+                        return errinfo_set(e, -EBADMSG, PROCFS_STAT ":%u: invalid value \"%.*s\"",
                                            l->number, (int) len, tok);
                 n++;
         }
         if (n < STAT_MIN_VALUES)
-                return errinfo_set(e, -EBADMSG, STAT_PATH ":%u: expected at least %u values, got %u",
+                return errinfo_set(e, -EBADMSG, PROCFS_STAT ":%u: expected at least %u values, got %u",
                                    l->number, STAT_MIN_VALUES, n);
         return (int) n;
 }
@@ -126,11 +125,11 @@ static int stat_line(const Line *l, unsigned n_cpus, ProcCpuSample *out, int *n_
                 while (p < l->end && is_digit(*p))
                         p++;
                 if (token_u64(id, (size_t) (p - id), &cpu) < 0 || !is_blank(*p))
-                        return errinfo_set(e, -EBADMSG, STAT_PATH ":%u: invalid CPU label", l->number);
+                        return errinfo_set(e, -EBADMSG, PROCFS_STAT ":%u: invalid CPU label", l->number);
         } else if (*n_columns > 0 || !is_blank(*p))
                 return 0;                 /* "cpu" as a prefix of some other key */
         if (!l->terminated)
-                return errinfo_set(e, -EBADMSG, STAT_PATH ":%u: truncated line", l->number);
+                return errinfo_set(e, -EBADMSG, PROCFS_STAT ":%u: truncated line", l->number);
         n = stat_values(l, p, v, e);
         if (n < 0)
                 return n;
@@ -139,11 +138,11 @@ static int stat_line(const Line *l, unsigned n_cpus, ProcCpuSample *out, int *n_
                 return 0;
         }
         if (*n_columns == 0 || n != *n_columns)
-                return errinfo_set(e, -EBADMSG, STAT_PATH ":%u: %d values, but %s",
+                return errinfo_set(e, -EBADMSG, PROCFS_STAT ":%u: %d values, but %s",
                                    l->number, n, *n_columns ? "the \"cpu\" line has a different count" : "no \"cpu\" line before it");
         if (cpu < n_cpus) {
                 if (out[cpu].has_stat)
-                        return errinfo_set(e, -EBADMSG, STAT_PATH ":%u: cpu%u listed twice", l->number, (unsigned) cpu);
+                        return errinfo_set(e, -EBADMSG, PROCFS_STAT ":%u: cpu%u listed twice", l->number, (unsigned) cpu);
                 stat_store(&out[cpu], v, n);
         }
         return 0;
@@ -165,7 +164,7 @@ int procstat_parse_stat(const char *text, unsigned n_cpus, ProcCpuSample *out, E
                         return r;
         }
         if (n_columns == 0)
-                return errinfo_set(e, -EBADMSG, STAT_PATH ": no \"cpu\" line (empty or truncated file)");
+                return errinfo_set(e, -EBADMSG, PROCFS_STAT ": no \"cpu\" line (empty or truncated file)");
         return 0;
 }
 
@@ -186,19 +185,19 @@ static int irq_header(const Line *l, IrqColumns *cols, ErrorInfo *e) {
         uint64_t id;
 
         if (!l->terminated)
-                return errinfo_set(e, -EBADMSG, INTERRUPTS_PATH ":1: truncated header");
+                return errinfo_set(e, -EBADMSG, PROCFS_INTERRUPTS ":1: truncated header");
         for (cols->n = 0;; cols->n++) {
                 token_next(&p, l->end, &tok, &len);
                 if (len == 0)
                         break;
                 if (len < 4 || strncmp(tok, "CPU", 3) != 0 || token_u64(tok + 3, len - 3, &id) < 0)
-                        return errinfo_set(e, -EBADMSG, INTERRUPTS_PATH ":1: invalid column \"%.*s\"", (int) len, tok);
+                        return errinfo_set(e, -EBADMSG, PROCFS_INTERRUPTS ":1: invalid column \"%.*s\"", (int) len, tok);
                 if (cols->n >= CPUSET_MAX)
-                        return errinfo_set(e, -EBADMSG, INTERRUPTS_PATH ":1: more than %u columns", CPUSET_MAX);
+                        return errinfo_set(e, -EBADMSG, PROCFS_INTERRUPTS ":1: more than %u columns", CPUSET_MAX);
                 cols->cpu[cols->n] = id < CPUSET_MAX ? (uint16_t) id : IRQ_COLUMN_IGNORED;
         }
         if (cols->n == 0)
-                return errinfo_set(e, -EBADMSG, INTERRUPTS_PATH ":1: no CPU column");
+                return errinfo_set(e, -EBADMSG, PROCFS_INTERRUPTS ":1: no CPU column");
         return 0;
 }
 
@@ -258,7 +257,7 @@ static int irq_add(const Line *l, const char *p, const IrqColumns *cols, bool ti
         for (unsigned i = 0; i < cols->n; i++) {
                 token_next(&p, l->end, &tok, &len);
                 if (token_u64(tok, len, &v) < 0)
-                        return errinfo_set(e, -EBADMSG, INTERRUPTS_PATH ":%u: invalid value \"%.*s\"",
+                        return errinfo_set(e, -EBADMSG, PROCFS_INTERRUPTS ":%u: invalid value \"%.*s\"",
                                            l->number, (int) len, tok);
                 unsigned cpu = cols->cpu[i];
                 if (cpu == IRQ_COLUMN_IGNORED || cpu >= n_cpus)
@@ -282,16 +281,16 @@ static int irq_row(const Line *l, const IrqColumns *cols, unsigned n_cpus, ProcC
                 label++;
         p = memchr(label, ':', (size_t) (l->end - label));
         if (!p || p == label)
-                return errinfo_set(e, -EBADMSG, INTERRUPTS_PATH ":%u: no \"LABEL:\" at the start", l->number);
+                return errinfo_set(e, -EBADMSG, PROCFS_INTERRUPTS ":%u: no \"LABEL:\" at the start", l->number);
         if (!l->terminated)
-                return errinfo_set(e, -EBADMSG, INTERRUPTS_PATH ":%u: truncated line", l->number);
+                return errinfo_set(e, -EBADMSG, PROCFS_INTERRUPTS ":%u: truncated line", l->number);
         label_len = (size_t) (p - label);
         values = ++p;
         n = irq_count_values(&p, l->end, cols->n, &rest);
         if (n < cols->n && n <= 1 && !rest)
                 return 0;
         if (n < cols->n)
-                return errinfo_set(e, -EBADMSG, INTERRUPTS_PATH ":%u: expected %u values, got %u",
+                return errinfo_set(e, -EBADMSG, PROCFS_INTERRUPTS ":%u: expected %u values, got %u",
                                    l->number, cols->n, n);
         if (irq_label_is_global(label, label_len))
                 return 0;
@@ -309,7 +308,7 @@ int procstat_parse_interrupts(const char *text, unsigned n_cpus, ProcCpuSample *
                 out[i].timer_irqs = out[i].other_irqs = 0;
         }
         if (!line_next(text, &l))
-                return errinfo_set(e, -EBADMSG, INTERRUPTS_PATH ": empty file");
+                return errinfo_set(e, -EBADMSG, PROCFS_INTERRUPTS ": empty file");
         r = irq_header(&l, &cols, e);
         if (r < 0)
                 return r;
@@ -345,12 +344,12 @@ int procreader_new(int root_fd, ProcReader **ret, ErrorInfo *e) {
         if (!r)
                 return -ENOMEM;
         r->irq_fd = -1;
-        r->stat_fd = fileio_open_at(root_fd, STAT_PATH);
+        r->stat_fd = fileio_open_at(root_fd, PROCFS_STAT);
         if (r->stat_fd < 0)
-                return errinfo_set(e, r->stat_fd, STAT_PATH ": %s", fileio_error_reason(r->stat_fd));
-        r->irq_fd = fileio_open_at(root_fd, INTERRUPTS_PATH);
+                return errinfo_set(e, r->stat_fd, PROCFS_STAT ": %s", fileio_error_reason(r->stat_fd));
+        r->irq_fd = fileio_open_at(root_fd, PROCFS_INTERRUPTS);
         if (r->irq_fd < 0 && r->irq_fd != -ENOENT)
-                return errinfo_set(e, r->irq_fd, INTERRUPTS_PATH ": %s", fileio_error_reason(r->irq_fd));
+                return errinfo_set(e, r->irq_fd, PROCFS_INTERRUPTS ": %s", fileio_error_reason(r->irq_fd));
         *ret = r;
         r = NULL;
         return 0;
@@ -373,8 +372,8 @@ int procreader_read(ProcReader *r, unsigned n_cpus, ProcCpuSample *out, ErrorInf
         int k;
 
         memset(out, 0, sizeof(ProcCpuSample) * n_cpus);
-        k = reread(r, r->stat_fd, STAT_PATH, n_cpus, out, procstat_parse_stat, e);
+        k = reread(r, r->stat_fd, PROCFS_STAT, n_cpus, out, procstat_parse_stat, e);
         if (k >= 0 && r->irq_fd >= 0)
-                k = reread(r, r->irq_fd, INTERRUPTS_PATH, n_cpus, out, procstat_parse_interrupts, e);
+                k = reread(r, r->irq_fd, PROCFS_INTERRUPTS, n_cpus, out, procstat_parse_interrupts, e);
         return k;
 }

@@ -57,7 +57,7 @@ typedef struct SamplerCpu {
 
 struct CpuidleSampler {
         int root_fd;                /* our own dup, or AT_FDCWD */
-        int cpu_dir_fd;             /* CPU_DIR, for the files without an fd (with a budget only) */
+        int cpu_dir_fd;             /* SYSFS_CPU_DIR, for the files without an fd (with a budget only) */
         int governor_fd;
         bool governor_ro;           /* governor_fd is current_governor_ro (before 5.8) */
         char governor[64];

@@ -7,9 +7,8 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "sysfs-paths.h"
 #include "topology.h"
-
-#define CPU_DIR "sys/devices/system/cpu"
 
 /* Reads and parses a CPU list file.  Returns 0, -ENOENT if it is missing
  * (e untouched), -EBADMSG with e naming the file on bad content, or another
@@ -51,7 +50,7 @@ static int read_topology_id(int root_fd, unsigned cpu, const char *name, int *re
         char path[128], buf[64];
         int r;
 
-        snprintf(path, sizeof(path), CPU_DIR "/cpu%u/topology/%s", cpu, name);
+        snprintf(path, sizeof(path), SYSFS_CPU_TOPOLOGY_FMT, cpu, name);
         r = fileio_read_string_at(root_fd, path, buf, sizeof(buf));
         if (r == -ENOENT)
                 return 0;
@@ -75,7 +74,7 @@ static int load_cpu(int root_fd, TopologyCpu *c, ErrorInfo *e) {
         if (r < 0)
                 return r;
 
-        snprintf(path, sizeof(path), CPU_DIR "/cpu%u/topology/thread_siblings_list", c->id);
+        snprintf(path, sizeof(path), SYSFS_CPU_TOPOLOGY_FMT, c->id, "thread_siblings_list");
         r = read_cpuset(root_fd, path, &c->siblings, e);
         return r == -ENOENT ? 0 : r;
 }
@@ -95,7 +94,7 @@ static int read_online(int root_fd, const CpuSet *present, CpuSet *ret, ErrorInf
         CpuSet online;
         int r;
 
-        r = read_cpuset(root_fd, CPU_DIR "/online", &online, e);
+        r = read_cpuset(root_fd, SYSFS_CPU_ONLINE, &online, e);
         if (r == -ENOENT)
                 online = *present;
         else if (r < 0)
@@ -126,14 +125,14 @@ static int topology_alloc(int root_fd, Topology **ret, ErrorInfo *e) {
         if (!t)
                 return -ENOMEM;
         t->online_fd = -1;
-        r = read_cpuset(root_fd, CPU_DIR "/present", &t->present, e);
+        r = read_cpuset(root_fd, SYSFS_CPU_PRESENT, &t->present, e);
         if (r == -ENOENT)
-                return errinfo_set(e, r, CPU_DIR "/present: %s", strerror(-r));
+                return errinfo_set(e, r, SYSFS_CPU_PRESENT ": %s", strerror(-r));
         if (r < 0)
                 return r;
         t->n_cpus = cpuset_span(&t->present);
         if (t->n_cpus == 0)
-                return errinfo_set(e, -EBADMSG, CPU_DIR "/present: no CPU listed");
+                return errinfo_set(e, -EBADMSG, SYSFS_CPU_PRESENT ": no CPU listed");
         r = read_online(root_fd, &t->present, &t->online, e);
         if (r < 0)
                 return r;
@@ -178,7 +177,7 @@ static int reread_online(int root_fd, Topology *t, char *buf, size_t size) {
 
         for (unsigned attempt = 0; attempt < 2; attempt++) {
                 if (t->online_fd < 0) {
-                        int fd = fileio_open_at(root_fd, CPU_DIR "/online");
+                        int fd = fileio_open_at(root_fd, SYSFS_CPU_ONLINE);
                         if (fd < 0)
                                 return fd;
                         t->online_fd = fd;

@@ -18,6 +18,7 @@
 #include "kernel-count.h"
 #include "record-setup.h"
 #include "record-state.h"
+#include "sysfs-paths.h"
 #include "timer-track.h"
 #include "topology.h"
 #include "trace-format.h"
@@ -117,7 +118,7 @@ static int stream(Tracefs *tf, FtraceIdle *p, double seconds, KernelCount *kc, d
         uint64_t start = now_ns(), end = start + (uint64_t) (seconds * 1e9);
         _cleanup_close_ int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         _cleanup_free_ char *timers = NULL;
-        if (r >= 0 && root >= 0 && fileio_read_alloc_at(root, "proc/timer_list", &timers, NULL) >= 0)
+        if (r >= 0 && root >= 0 && fileio_read_alloc_at(root, PROCFS_TIMER_LIST, &timers, NULL) >= 0)
                 (void) ftrace_idle_seed_timers(p, timers);      /* best effort: sharper sleep lengths */
         for (uint64_t now = start; r >= 0 && !stop_signal && now < end; now = now_ns()) {
                 r = drain(fd, &lb, p);

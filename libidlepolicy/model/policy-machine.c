@@ -51,6 +51,7 @@ void policy_system_facts(PolicyLoop *l, const PolicyStepInput *in) {
         if (!kvm) {
                 sys->has_poll = false;
                 sys->halt_cost_us = 0;
+                sys->n_groups = 0;
         }
         sys->kvm = kvm;
         if (kvm)
@@ -73,23 +74,24 @@ void policy_poll_input_add(PollInput *pin, const PolicySystem *sys, const Policy
         pin->d_other_wakeups += t->d_other_wakeups;
 }
 
-/* Sums the fresh CPUs' poll and halt entries into one PollInput, leaving
- * out the CPUs that polled only (their counters measure nothing about a
- * window).  The machine-wide knob chooses only between no polling and a
- * window: polling only is each CPU's own decision (cpu_kvm_plan()), and a
- * machine "polling only" would leave a CPU that wants a window with none
- * at all.  Returns the number of CPUs summed (0: the decision holds). */
-static unsigned poll_input(const PolicyLoop *l, const PolicyStepInput *in, PollInput *ret) {
+/* Sums the poll and halt entries of the fresh CPUs under profile prof into
+ * one PollInput, leaving out the CPUs that polled only (their counters
+ * measure nothing about a window).  The machine-wide knob chooses only
+ * between no polling and a window: polling only is each CPU's own decision
+ * (cpu_kvm_plan()), and a machine "polling only" would leave a CPU that
+ * wants a window with none at all.  Returns the number of CPUs summed. */
+static unsigned poll_input(const PolicyLoop *l, const PolicyStepInput *in, const Profile *prof, PollInput *ret) {
         const PolicySystem *sys = &l->sys;
         int64_t util = 0;
         unsigned n = 0;
 
         *ret = policy_poll_input(in, sys);
         ret->without_only = true;
-        for (unsigned cpu = 0; cpu < l->n_cpus; cpu++) {
+        for (unsigned cpu = 0; cpu < l->n_cpus && cpu < in->n_cpus; cpu++) {
                 const PolicyCpu *c = &l->cpus[cpu];
 
-                if (!c->fresh || c->polled_only || sys->halt_state >= c->n_states)
+                if (!c->fresh || c->polled_only || sys->halt_state >= c->n_states ||
+                    !in->cpus[cpu].profile || strcmp(in->cpus[cpu].profile->name, prof->name) != 0)
                         continue;
                 policy_poll_input_add(ret, sys, &c->tick);
                 util += c->tick.util >= 0 ? c->tick.util : 0;
@@ -97,6 +99,86 @@ static unsigned poll_input(const PolicyLoop *l, const PolicyStepInput *in, PollI
         }
         ret->util = n > 0 ? (int) (util / n) : -1;
         return n;
+}
+
+/* The group of the CPUs under the profile called name, added if new.
+ * Returns NULL when every slot is taken by another profile. */
+static PollGroup *poll_group(PolicySystem *sys, const char *name) {
+        for (unsigned i = 0; i < sys->n_groups; i++)
+                if (strcmp(sys->groups[i].profile, name) == 0)
+                        return &sys->groups[i];
+        if (sys->n_groups >= POLICY_POLL_GROUPS_MAX)
+                return NULL;
+        sys->groups[sys->n_groups] = (PollGroup) {};
+        snprintf(sys->groups[sys->n_groups].profile, sizeof(sys->groups[0].profile), "%s", name);
+        return &sys->groups[sys->n_groups++];
+}
+
+/* Decides the window of every profile in force on a fresh CPU, each over
+ * its own CPUs and priced by its own burn price (a CPU pinned with
+ * "latency" does not make the machine's "power-saver" CPUs vote for a
+ * window, nor the other way round).  Returns true if any group decided. */
+static bool decide_groups(PolicyLoop *l, const PolicyStepInput *in) {
+        PolicySystem *sys = &l->sys;
+        bool any = false;
+
+        for (unsigned cpu = 0; cpu < in->n_cpus && cpu < l->n_cpus; cpu++) {
+                const Profile *prof = in->cpus[cpu].profile;
+                PollGroup *g;
+                PollInput pin;
+
+                if (!l->cpus[cpu].fresh || !prof || !(g = poll_group(sys, prof->name)) || g->decided)
+                        continue;
+                g->decided = true;
+                if (poll_input(l, in, prof, &pin) == 0)
+                        continue;
+                (void) policy_decide_poll(prof, &pin, g->has ? &g->plan : NULL, &g->plan);
+                g->has = true;
+                any = true;
+        }
+        return any;
+}
+
+/* The machine's window from the groups' decisions: the longest window any
+ * group wants (guest_halt_poll_ns is one value: a group that wants none
+ * still gets the others' window; its own CPUs' polling-only and caps stay
+ * per CPU).  With one profile everywhere this is that profile's decision. */
+static void combine_groups(PolicySystem *sys) {
+        const PollPlan *best = NULL, *first = NULL;
+
+        for (unsigned i = 0; i < sys->n_groups; i++) {
+                const PollPlan *p = &sys->groups[i].plan;
+
+                if (!sys->groups[i].has)
+                        continue;
+                if (!first)
+                        first = p;
+                if (p->mode == POLL_MODE_WINDOW && (!best || p->window_ns > best->window_ns))
+                        best = p;
+        }
+        if (!first)
+                return;
+        sys->poll = *(best ? best : first);
+        sys->has_poll = true;
+}
+
+/* Drops the groups whose profile no online CPU runs any more (a pin
+ * ended): their plan would otherwise come back stale with the profile.  A
+ * group whose CPUs were not read at this step (read in turns) keeps its
+ * plan. */
+static void forget_groups(PolicySystem *sys, const PolicyStepInput *in) {
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < sys->n_groups; i++) {
+                bool used = false;
+
+                for (unsigned cpu = 0; cpu < in->n_cpus && !used; cpu++)
+                        used = in->cpus[cpu].online && in->cpus[cpu].profile &&
+                               strcmp(in->cpus[cpu].profile->name, sys->groups[i].profile) == 0;
+                if (used)
+                        sys->groups[n++] = sys->groups[i];
+        }
+        sys->n_groups = n;
 }
 
 /* The governor the profile wants now, or "" for no opinion; *ret_required
@@ -125,11 +207,12 @@ static const char *wanted_governor(const PolicyLoop *l, const PolicyStepInput *i
 
 void policy_system_decide(PolicyLoop *l, const PolicyStepInput *in) {
         PolicySystem *sys = &l->sys;
-        PollInput pin;
+        unsigned before = sys->n_groups;
 
-        if (sys->kvm && poll_input(l, in, &pin) > 0) {
-                (void) policy_decide_poll(in->profile, &pin, sys->has_poll ? &sys->poll : NULL, &sys->poll);
-                sys->has_poll = true;
-        }
+        for (unsigned i = 0; i < sys->n_groups; i++)
+                sys->groups[i].decided = false;
+        forget_groups(sys, in);
+        if (sys->kvm && (decide_groups(l, in) || sys->n_groups != before))
+                combine_groups(sys);
         snprintf(sys->governor, sizeof(sys->governor), "%s", wanted_governor(l, in, &sys->governor_required));
 }

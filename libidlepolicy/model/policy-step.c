@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,6 +217,19 @@ static void cpu_poll(PolicyCpu *c, const PolicyStepInput *in, const Profile *pro
         c->poll_util = t->util;
 }
 
+/* A CPU whose profile changed (a pin came or went) keeps what its model
+ * learned, but nothing the old profile decided holds it back: the new
+ * profile's plan and poll decision may move at once. */
+static void profile_switch(PolicyCpu *c, const Profile *prof) {
+        if (strcmp(c->profile, prof->name) == 0)
+                return;
+        if (c->profile[0]) {
+                c->plan.held_ticks = UINT_MAX;
+                c->poll.held_ticks = UINT_MAX;
+        }
+        snprintf(c->profile, sizeof(c->profile), "%s", prof->name);
+}
+
 /* Learns and decides for one CPU; c->fresh says whether it did. */
 static void cpu_learn(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in) {
         const PolicyCpuInput *ci = &in->cpus[cpu];
@@ -229,6 +244,7 @@ static void cpu_learn(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in) {
                 return;
         if (!c->active || c->n_states != n)
                 cpu_reset(c, n);
+        profile_switch(c, ci->profile);
         tick_take(ci, &c->tick);
         c->polled_only = polled_only(ci);
         for (unsigned k = 0; k < n; k++)

@@ -27,6 +27,7 @@ typedef struct PolicyCpu {
         bool polled_only;             /* it polled only during the tick: its poll counters measure nothing */
         bool settled;                 /* has a plan in force (cap, floor, reason) */
         unsigned n_states;
+        char profile[PROFILE_NAME_MAX];   /* the profile of the last tick it learned */
         ModelCpu model;
         CpuPlan plan;                 /* the policy's own plan */
         PolicyTick tick;              /* the last tick's input */
@@ -41,12 +42,24 @@ typedef struct PolicyCpu {
         char reason[256];             /* one line explaining the plan */
 } PolicyCpu;
 
+/* The halt-poll decision of the CPUs under one profile (policy-machine.c). */
+#define POLICY_POLL_GROUPS_MAX PROFILES_MAX
+typedef struct PollGroup {
+        char profile[PROFILE_NAME_MAX];
+        PollPlan plan;
+        bool has;                     /* plan was decided at least once */
+        bool decided;                 /* looked at during this step */
+} PollGroup;
+
 typedef struct PolicySystem {
         bool kvm;                     /* haltpoll driver with its module parameters */
         unsigned poll_state, halt_state;  /* on kvm: the polling and the halt state */
         uint32_t halt_cost_us;        /* calibrated extra wakeup cost of a halt, 0 = unknown */
-        PollPlan poll;                /* the machine's halt-poll decision (kvm only) */
+        PollPlan poll;                /* the machine's halt-poll decision (kvm only): the
+                                       * longest window any profile's CPUs want */
         bool has_poll;
+        unsigned n_groups;            /* per profile in force: its CPUs' own decision */
+        PollGroup groups[POLICY_POLL_GROUPS_MAX];
         char governor[32];            /* what the plan wants, "" = no opinion */
         bool governor_required;       /* the plan needs it now (switched without the hold) */
 } PolicySystem;

@@ -489,6 +489,38 @@ START_TEST(test_two_profiles_kvm) {
 }
 END_TEST
 
+/* The machine-wide window is decided per profile over that profile's own
+ * CPUs: with power-saver on the machine (CPU 0) and CPU 1 pinned with
+ * balanced, CPU 1's round trips buy the window that power-saver alone
+ * would never pay for; when the pin goes, the window goes at the next step
+ * and balanced's group is forgotten. */
+START_TEST(test_kvm_window_per_profile) {
+        Machine m;
+
+        machine_kvm(&m, "power-saver", "balanced", HALT_WAKEUP_US);
+        kvm_round_trips(&m);
+        step(&m, NEVER);
+        ck_assert_uint_eq(m.loop->sys.n_groups, 2);
+        ck_assert_str_eq(m.loop->sys.groups[0].profile, "power-saver");
+        ck_assert_int_eq(m.loop->sys.groups[0].plan.mode, POLL_MODE_NONE);
+        ck_assert_str_eq(m.loop->sys.groups[1].profile, "balanced");
+        ck_assert_int_eq(m.loop->sys.groups[1].plan.mode, POLL_MODE_WINDOW);
+        ck_assert_int_eq(m.loop->sys.poll.mode, POLL_MODE_WINDOW);
+        ck_assert_uint_eq(m.loop->sys.poll.window_ns, POLL_WINDOW_MAX_NS);
+        ck_assert_str_eq(m.loop->sys.governor, "");
+        assert_plan(cpu_of(&m, 0), HALT, PLAN_REASON_POLL_ECONOMICS, POLL, PLAN_REASON_NONE);
+        assert_reason_has(cpu_of(&m, 0), "machine window 400us");
+
+        m.cpus[1].profile = &m.cpu_profile[0];
+        kvm_round_trips(&m);
+        step(&m, NEVER);
+        ck_assert_uint_eq(m.loop->sys.n_groups, 1);
+        ck_assert_str_eq(m.loop->sys.groups[0].profile, "power-saver");
+        ck_assert_int_eq(m.loop->sys.poll.mode, POLL_MODE_NONE);
+        machine_done(&m);
+}
+END_TEST
+
 /* ---- manual knobs -------------------------------------------------------- */
 
 /* Disabled by hand: stays disabled, and the ends it moves say MANUAL.  A
@@ -685,6 +717,32 @@ START_TEST(test_hold) {
 }
 END_TEST
 
+/* The same start under power-saver (hold 4 ticks); at the tick the model
+ * wants C6 back the CPU is pinned with balanced: the new profile is not
+ * held back by what the old one decided, C6 comes back at once. */
+START_TEST(test_profile_switch_releases_hold) {
+        const PolicyCpu *c;
+        PolicyTick *t;
+        Machine m;
+
+        machine_init(&m, 1, skylake, 4, "power-saver", "balanced");
+        t = tick_begin(&m, 0, 102, 0, 0);
+        counters(t, C1E, 1000, 30, 0, 0);
+        counters(t, C6, 1000, 30, 1000, 0);
+        step(&m, NEVER);
+        c = cpu_of(&m, 0);
+        assert_plan(c, C1E, PLAN_REASON_MODEL, POLL, PLAN_REASON_NONE);
+        ck_assert_str_eq(c->profile, "power-saver");
+        m.cpus[0].profile = &m.cpu_profile[1];
+        long_in_c1e(&m, 0);
+        step(&m, NEVER);
+        ck_assert_str_eq(c->profile, "balanced");
+        assert_plan(c, C6, PLAN_REASON_NONE, POLL, PLAN_REASON_NONE);
+        ck_assert_uint_eq(m.changed[0], 1);
+        machine_done(&m);
+}
+END_TEST
+
 /* ---- hotplug and the changed callback ----------------------------------- */
 
 /* changed is called for the first settle and for every moved cap or
@@ -832,12 +890,14 @@ static Suite *step_suite(void) {
         tcase_add_test(kvm, test_kvm_polled_only_holds);
         tcase_add_test(kvm, test_kvm_poll_exploration_draw);
         tcase_add_test(kvm, test_two_profiles_kvm);
+        tcase_add_test(kvm, test_kvm_window_per_profile);
         suite_add_tcase(s, kvm);
         tcase_add_test(core, test_two_profiles);
         tcase_add_test(core, test_manual_knobs);
         tcase_add_test(core, test_util_rule);
         tcase_add_test(core, test_exploration);
         tcase_add_test(core, test_hold);
+        tcase_add_test(core, test_profile_switch_releases_hold);
         tcase_add_test(core, test_offline_and_changed);
         suite_add_tcase(s, core);
         tcase_add_test(bugs, test_slot_beyond_input);

@@ -227,16 +227,16 @@ START_TEST(test_governor_not_offered_never_written) {
         Journal *j = open_journal(t);
         ErrorInfo e = {};
 
-        write_journal_file(t, KNOB_GOVERNOR_PATH " ../../../etc/passwd\n" KNOB_GOVERNOR_PATH " menu\n");
-        ck_assert_int_eq(faketree_write(t->fd, KNOB_GOVERNOR_PATH, "ladder\n"), 0);
+        write_journal_file(t, SYSFS_CPUIDLE_GOVERNOR " ../../../etc/passwd\n" SYSFS_CPUIDLE_GOVERNOR " menu\n");
+        ck_assert_int_eq(faketree_write(t->fd, SYSFS_CPUIDLE_GOVERNOR, "ladder\n"), 0);
         ck_assert_int_eq(journal_replay(j, t->fd), 1);
-        assert_knob(t, KNOB_GOVERNOR_PATH, "ladder");
+        assert_knob(t, SYSFS_CPUIDLE_GOVERNOR, "ladder");
         journal_free(j);
 
         j = open_journal(t);
-        write_journal_file(t, KNOB_GOVERNOR_PATH " menu\n");
+        write_journal_file(t, SYSFS_CPUIDLE_GOVERNOR " menu\n");
         ck_assert_int_eq(journal_replay(j, t->fd), 1);
-        assert_knob(t, KNOB_GOVERNOR_PATH, "menu");
+        assert_knob(t, SYSFS_CPUIDLE_GOVERNOR, "menu");
         ck_assert_int_eq(journal_restore(j, t->fd, &e), 0);
         journal_free(j);
 }
