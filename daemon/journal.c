@@ -16,6 +16,7 @@
 #include "fs-util.h"
 #include "journal.h"
 #include "knob.h"
+#include "knob-workload.h"
 #include "log.h"
 #include "macro.h"
 
@@ -214,13 +215,14 @@ static size_t journal_compact(Journal *j) {
         return n_before - kept;
 }
 
-/* Writes a line to fd.  Returns 0 or a negative errno. */
-static int write_line(int fd, const char *a, const char *b) {
-        char line[512];
-        int n = snprintf(line, sizeof(line), "%s%s\n", a, b);
+/* Writes the line "a SEP b\n" (SEP: sep, which may be "") to fd with one
+ * write.  Returns 0 or a negative errno. */
+static int write_line(int fd, const char *a, const char *sep, const char *b) {
+        _cleanup_free_ char *line = NULL;
+        int n = asprintf(&line, "%s%s%s\n", a, sep, b);
 
-        if (n < 0 || (size_t) n >= sizeof(line))
-                return -ENAMETOOLONG;
+        if (n < 0)
+                return -ENOMEM;
         return write_all(fd, line, (size_t) n);
 }
 
@@ -233,13 +235,10 @@ static int journal_sync_dir(Journal *j) {
 /* Writes the whole journal (header plus entries) to fd.  Returns 0 or a
  * negative errno. */
 static int journal_write_all(Journal *j, int fd) {
-        int r = write_line(fd, JOURNAL_HEADER, j->root);
+        int r = write_line(fd, JOURNAL_HEADER, "", j->root);
 
-        for (size_t i = 0; r >= 0 && i < j->n_entries; i++) {
-                char line[KNOB_PATH_MAX + KNOB_VALUE_MAX + 2];
-                snprintf(line, sizeof(line), "%s %s", j->entries[i].path, j->entries[i].value);
-                r = write_line(fd, line, "");
-        }
+        for (size_t i = 0; r >= 0 && i < j->n_entries; i++)
+                r = write_line(fd, j->entries[i].path, " ", j->entries[i].value);
         if (r >= 0 && fsync(fd) < 0)
                 r = -errno;
         return r;
@@ -290,31 +289,47 @@ static int journal_create_file(Journal *j) {
         fd = openat(j->dir_fd, JOURNAL_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
                 return -errno;
-        r = write_line(fd, JOURNAL_HEADER, j->root);
+        r = write_line(fd, JOURNAL_HEADER, "", j->root);
         if (r < 0)
                 return r;
         j->fd = TAKE_FD(fd);
         return 0;
 }
 
-/* Returns 1 if recorded now, 0 if known, or a negative errno. */
-int journal_record(Journal *j, const char *path, const char *original) {
-        char line[KNOB_PATH_MAX + KNOB_VALUE_MAX + 2];
+/* Returns true if path is a knob the daemon writes (knob.h, or a
+ * workload's: knob-workload.h) and value one it may hold; else *ret_why
+ * (may be NULL) says which is wrong. */
+static bool journal_entry_valid(const char *path, const char *value, const char **ret_why) {
+        WorkloadKnob wk;
         KnobKind kind;
         unsigned cpu;
+        const char *why = NULL;
+
+        if (knob_parse_path(path, &kind, &cpu) >= 0)
+                why = knob_value_valid(value) ? NULL : "not a valid knob value";
+        else if (knob_workload_parse(path, &wk) >= 0)
+                why = knob_workload_value_valid(&wk, value) ? NULL : "not a valid CPU list";
+        else
+                why = "not a knob the daemon writes";
+        if (ret_why)
+                *ret_why = why;
+        return !why;
+}
+
+/* Returns 1 if recorded now, 0 if known, or a negative errno. */
+int journal_record(Journal *j, const char *path, const char *original) {
         int r;
 
         if (journal_find(j, path) >= 0)
                 return 0;
-        if (knob_parse_path(path, &kind, &cpu) < 0 || !knob_value_valid(original))
+        if (!journal_entry_valid(path, original, NULL))
                 return -EINVAL;
         if (j->fd < 0) {
                 r = journal_create_file(j);
                 if (r < 0)
                         return r;
         }
-        snprintf(line, sizeof(line), "%s %s", path, original);
-        r = write_line(j->fd, line, "");
+        r = write_line(j->fd, path, " ", original);
         if (r >= 0 && fsync(j->fd) < 0)
                 r = -errno;
         if (r >= 0)
@@ -345,22 +360,14 @@ int journal_forget(Journal *j, char *const *paths, size_t n_paths) {
  * saying what is wrong (never quoting the line). */
 static int journal_parse_entry(char *line, const char **ret_path, const char **ret_value, const char **ret_why) {
         char *sep = strchr(line, ' ');
-        KnobKind kind;
-        unsigned cpu;
 
         if (!sep) {
                 *ret_why = "not \"PATH VALUE\"";
                 return -EINVAL;
         }
         *sep = '\0';
-        if (knob_parse_path(line, &kind, &cpu) < 0) {
-                *ret_why = "not a knob the daemon writes";
+        if (!journal_entry_valid(line, sep + 1, ret_why))
                 return -EINVAL;
-        }
-        if (!knob_value_valid(sep + 1)) {
-                *ret_why = "not a valid knob value";
-                return -EINVAL;
-        }
         *ret_path = line;
         *ret_value = sep + 1;
         return 0;
@@ -476,11 +483,38 @@ static int knob_missing(const RestoreRun *run, const JournalEntry *e, const Knob
  * for good (an offline CPU, a file that no longer exists, a governor the
  * kernel does not offer), -EAGAIN if its directory is missing for now, or
  * another negative errno (logged). */
+/* Puts one workload knob back (knob-workload.h): one whose thread or
+ * cgroup is gone has nothing left to restore.  Returns 1, 0 (gone), or a
+ * negative errno (logged). */
+static int restore_workload(const WorkloadKnob *k, const JournalEntry *e) {
+        _cleanup_free_ char *current = malloc(KNOB_CPULIST_MAX);
+        int r;
+
+        if (!current)
+                return -ENOMEM;
+        r = knob_workload_read(k, current, KNOB_CPULIST_MAX);
+        if (r >= 0 && strcmp(current, e->value) == 0)
+                return 1;
+        if (r >= 0)
+                r = knob_workload_write(k, e->value);
+        if (r == -ENOENT) {
+                log_debug("%s is gone, nothing to put back.", e->path);
+                return 0;
+        }
+        if (r < 0)
+                return log_error_errno(r, "Failed to restore %s to \"%s\": %m", e->path, e->value);
+        log_debug("Restored %s to \"%s\".", e->path, e->value);
+        return 1;
+}
+
 static int journal_restore_one(int root_fd, RestoreRun *run, const JournalEntry *e) {
         char current[KNOB_VALUE_MAX + 1];
+        WorkloadKnob wk;
         KnobId id;
         int r;
 
+        if (knob_workload_parse(e->path, &wk) >= 0)
+                return restore_workload(&wk, e);
         if (knob_parse(e->path, &id) < 0)
                 return 0;
         if (id.kind == KNOB_STATE_DISABLE && run->online_known && !cpuset_contains(&run->online, id.cpu)) {

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fileio.h"
+#include "knob-workload.h"
+#include "pin-proc.h"
+
+#define CPUSET_FILE "/cpuset.cpus"
+
+static char cgroup_root[KNOB_CGROUP_PATH_MAX] = "/sys/fs/cgroup";
+
+/* Returns true for an absolute path without "//", "." or ".." components
+ * and without a trailing '/' (except "/" itself). */
+static bool path_is_normal(const char *p) {
+        size_t n = strlen(p);
+
+        if (p[0] != '/' || (n > 1 && p[n - 1] == '/'))
+                return false;
+        for (const char *c = p; *c; c++) {
+                if (*c != '/')
+                        continue;
+                if (c[1] == '/' || (c[1] == '.' && (c[2] == '/' || c[2] == '\0')) ||
+                    (c[1] == '.' && c[2] == '.' && (c[3] == '/' || c[3] == '\0')))
+                        return false;
+        }
+        return true;
+}
+
+/* Returns 0 or -errno. */
+int knob_workload_set_cgroup_root(const char *root) {
+        if (!path_is_normal(root) || strcmp(root, "/") == 0)
+                return -EINVAL;
+        if (strlen(root) >= sizeof(cgroup_root))
+                return -ENAMETOOLONG;
+        snprintf(cgroup_root, sizeof(cgroup_root), "%s", root);
+        return 0;
+}
+
+const char *knob_workload_cgroup_root(void) {
+        return cgroup_root;
+}
+
+/* Returns buf. */
+char *knob_task_key(pid_t tid, uint64_t start_time, char *buf, size_t size) {
+        snprintf(buf, size, KNOB_TASK_PREFIX "%d:%" PRIu64, (int) tid, start_time);
+        return buf;
+}
+
+/* Returns true if path lies strictly below the cgroup mount. */
+static bool under_cgroup_root(const char *path) {
+        size_t n = strlen(cgroup_root);
+
+        return strncmp(path, cgroup_root, n) == 0 && path[n] == '/' && path[n + 1] != '\0';
+}
+
+/* Returns 0 or -errno. */
+int knob_cgroup_key(const char *dir, char *buf, size_t size) {
+        if (!path_is_normal(dir) || !under_cgroup_root(dir))
+                return -EINVAL;
+        if ((size_t) snprintf(buf, size, KNOB_CGROUP_PREFIX "%s" CPUSET_FILE, dir) >= size)
+                return -ENAMETOOLONG;
+        return 0;
+}
+
+/* Parses "TID:START".  Returns 0 or -EINVAL. */
+static int parse_task(const char *s, WorkloadKnob *ret) {
+        char tid[16];
+        const char *colon = strchr(s, ':');
+        uint64_t t, start;
+
+        if (!colon || (size_t) (colon - s) >= sizeof(tid))
+                return -EINVAL;
+        memcpy(tid, s, (size_t) (colon - s));
+        tid[colon - s] = '\0';
+        if (parse_u64(tid, &t) < 0 || t == 0 || t > PIN_TARGET_PID_MAX || parse_u64(colon + 1, &start) < 0 ||
+            strchr(colon + 1, '\n'))
+                return -EINVAL;
+        *ret = (WorkloadKnob) { .kind = WORKLOAD_KNOB_TASK, .tid = (pid_t) t, .start_time = start };
+        return 0;
+}
+
+/* Returns 0 or -EINVAL. */
+int knob_workload_parse(const char *key, WorkloadKnob *ret) {
+        if (strncmp(key, KNOB_TASK_PREFIX, strlen(KNOB_TASK_PREFIX)) == 0)
+                return parse_task(key + strlen(KNOB_TASK_PREFIX), ret);
+        if (strncmp(key, KNOB_CGROUP_PREFIX, strlen(KNOB_CGROUP_PREFIX)) == 0) {
+                const char *path = key + strlen(KNOB_CGROUP_PREFIX);
+                size_t n = strlen(path), s = strlen(CPUSET_FILE);
+
+                if (n >= KNOB_CGROUP_PATH_MAX || n <= s || strcmp(path + n - s, CPUSET_FILE) != 0 ||
+                    !path_is_normal(path) || !under_cgroup_root(path) || strpbrk(path, " \n"))
+                        return -EINVAL;
+                *ret = (WorkloadKnob) { .kind = WORKLOAD_KNOB_CGROUP, .path = path };
+                return 0;
+        }
+        return -EINVAL;
+}
+
+bool knob_workload_value_valid(const WorkloadKnob *k, const char *value) {
+        CpuSet set;
+        size_t n = strlen(value);
+
+        if (n >= KNOB_CPULIST_MAX || (n == 0 && k->kind != WORKLOAD_KNOB_CGROUP))
+                return false;
+        return strspn(value, "0123456789,-") == n && cpuset_parse(value, &set, NULL) >= 0;
+}
+
+/* Opens "/" once, for the host's /proc: threads are real whatever root the
+ * idle knobs live under.  Returns the fd or -errno. */
+static int host_root(void) {
+        static int fd = -1;
+
+        if (fd < 0)
+                fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+/* Returns 0 if tid is the thread started at start_time, else -ENOENT. */
+static int task_check(const WorkloadKnob *k) {
+        ProcStat st;
+        int root = host_root(), r;
+
+        if (root < 0)
+                return root;
+        r = proc_read_stat(root, k->tid, &st);
+        if (r == -ESRCH || (r >= 0 && st.start_time != k->start_time))
+                return -ENOENT;
+        return r < 0 ? r : 0;
+}
+
+/* Returns 0 or -errno. */
+int task_affinity_get(pid_t tid, CpuSet *ret) {
+        size_t size = CPU_ALLOC_SIZE(CPUSET_MAX);
+        _cleanup_free_ cpu_set_t *mask = CPU_ALLOC(CPUSET_MAX);
+
+        if (!mask)
+                return -ENOMEM;
+        if (sched_getaffinity(tid, size, mask) < 0)
+                return -errno;
+        cpuset_clear(ret);
+        for (unsigned cpu = 0; cpu < CPUSET_MAX; cpu++)
+                if (CPU_ISSET_S(cpu, size, mask))
+                        cpuset_add(ret, cpu);
+        return 0;
+}
+
+/* Returns 0 or -errno. */
+int task_affinity_set(pid_t tid, const CpuSet *cpus) {
+        size_t size = CPU_ALLOC_SIZE(CPUSET_MAX);
+        _cleanup_free_ cpu_set_t *mask = CPU_ALLOC(CPUSET_MAX);
+
+        if (!mask)
+                return -ENOMEM;
+        CPU_ZERO_S(size, mask);
+        CPUSET_FOREACH(cpu, cpus)
+                CPU_SET_S((unsigned) cpu, size, mask);
+        return sched_setaffinity(tid, size, mask) < 0 ? -errno : 0;
+}
+
+/* Returns 0, -ENOENT (gone) or another negative errno. */
+int knob_workload_read(const WorkloadKnob *k, char *buf, size_t size) {
+        CpuSet set;
+        int r;
+
+        if (k->kind == WORKLOAD_KNOB_CGROUP) {
+                r = fileio_read_string_at(AT_FDCWD, k->path, buf, size);
+                return r < 0 ? r : 0;
+        }
+        r = task_check(k);
+        if (r >= 0)
+                r = task_affinity_get(k->tid, &set);
+        if (r == -ESRCH)
+                return -ENOENT;
+        return r < 0 ? r : cpuset_format(&set, buf, size);
+}
+
+/* Returns 0, -ENOENT (gone), -EINVAL or another negative errno. */
+int knob_workload_write(const WorkloadKnob *k, const char *value) {
+        CpuSet set;
+        int r;
+
+        if (!knob_workload_value_valid(k, value))
+                return -EINVAL;
+        if (k->kind == WORKLOAD_KNOB_CGROUP) {
+                /* A removed cgroup leaves no file to write: gone. */
+                r = fileio_write_string_at(AT_FDCWD, k->path, value[0] ? value : "\n");
+                return r == -ENODEV ? -ENOENT : r;
+        }
+        r = cpuset_parse(value, &set, NULL);
+        if (r >= 0)
+                r = task_check(k);
+        if (r >= 0)
+                r = task_affinity_set(k->tid, &set);
+        return r == -ESRCH ? -ENOENT : r;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The knobs a pin changes on a workload (issue 12), beside the idle knobs
+ * of knob.h, journaled and put back the same way.  Their journal keys are
+ * not sysfs paths:
+ *
+ *   task:TID:START            a thread's CPU affinity (sched_setaffinity);
+ *                             START is the thread's start time (field 22
+ *                             of /proc/TID/stat), so a reused TID is never
+ *                             touched: the thread that was pinned is gone
+ *   cgroup:/ABS/cpuset.cpus   a cgroup's cpuset.cpus (v1 cpuset hierarchy,
+ *                             or v2 with the cpuset controller), under the
+ *                             cgroup mount (knob_workload_set_cgroup_root)
+ *
+ * Values are CPU lists ("0-3,8"); a cgroup's may be empty (v2: inherit
+ * the parent's).  Threads are real processes: they are read through the
+ * host's /proc whatever root the daemon's idle knobs live under; cgroup
+ * paths are absolute, checked against the cgroup mount. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cpuset.h"
+
+#define KNOB_TASK_PREFIX "task:"
+#define KNOB_CGROUP_PREFIX "cgroup:"
+/* A CPU list as long as any machine's (8192 CPUs listed one by one). */
+#define KNOB_CPULIST_MAX 40960
+/* A cgroup knob's path. */
+#define KNOB_CGROUP_PATH_MAX 4096
+
+typedef enum WorkloadKnobKind {
+        WORKLOAD_KNOB_TASK,
+        WORKLOAD_KNOB_CGROUP,
+} WorkloadKnobKind;
+
+typedef struct WorkloadKnob {
+        WorkloadKnobKind kind;
+        pid_t tid;                    /* task */
+        uint64_t start_time;          /* task */
+        const char *path;             /* cgroup: the absolute file (points into the key) */
+} WorkloadKnob;
+
+/* Sets the cgroup mount the cgroup knobs must lie under (default
+ * /sys/fs/cgroup; tests use a temporary tree).  Returns 0 or -EINVAL for
+ * a path that is not absolute and normal, -ENAMETOOLONG. */
+int knob_workload_set_cgroup_root(const char *root);
+/* The cgroup mount in use. */
+const char *knob_workload_cgroup_root(void);
+
+/* Formats the key of tid's affinity into buf (size bytes).  Returns buf. */
+char *knob_task_key(pid_t tid, uint64_t start_time, char *buf, size_t size);
+/* Formats the key of the cpuset.cpus of the cgroup at the absolute
+ * directory dir.  Returns 0, -EINVAL (not under the cgroup mount, not
+ * normal), -ENAMETOOLONG. */
+int knob_cgroup_key(const char *dir, char *buf, size_t size);
+
+/* Parses a key of this file.  Returns 0, or -EINVAL for anything else
+ * (a cgroup path outside the mount, with "." or ".." components, "//", or
+ * not ending in /cpuset.cpus). */
+int knob_workload_parse(const char *key, WorkloadKnob *ret);
+
+/* Returns true for a CPU list value ("" only for a cgroup). */
+bool knob_workload_value_valid(const WorkloadKnob *k, const char *value);
+
+/* Reads the knob's current value (a CPU list) into buf.  Returns 0,
+ * -ENOENT when it is gone (the thread exited or its TID now names another
+ * thread; the cgroup was removed), or another negative errno. */
+int knob_workload_read(const WorkloadKnob *k, char *buf, size_t size);
+
+/* Writes value.  Returns 0, -ENOENT when the knob is gone, -EINVAL for a
+ * value the kernel refuses (no online CPU in it), or another negative
+ * errno. */
+int knob_workload_write(const WorkloadKnob *k, const char *value);
+
+/* The affinity of thread tid as a CpuSet.  Returns 0 or -errno. */
+int task_affinity_get(pid_t tid, CpuSet *ret);
+/* Sets it.  Returns 0 or -errno (-ESRCH: gone, -EINVAL: no usable CPU). */
+int task_affinity_set(pid_t tid, const CpuSet *cpus);
