@@ -16,6 +16,7 @@
 #define CPUSET_FILE "/cpuset.cpus"
 
 static char cgroup_root[KNOB_CGROUP_PATH_MAX] = "/sys/fs/cgroup";
+static int cgroup_fd = -1;              /* cgroup_root, opened at first use */
 
 /* Returns true for an absolute path without "//", "." or ".." components
  * and without a trailing '/' (except "/" itself). */
@@ -41,7 +42,20 @@ int knob_workload_set_cgroup_root(const char *root) {
         if (strlen(root) >= sizeof(cgroup_root))
                 return -ENAMETOOLONG;
         snprintf(cgroup_root, sizeof(cgroup_root), "%s", root);
+        fileio_closep(&cgroup_fd);
         return 0;
+}
+
+/* The cgroup mount's fd and k's path relative to it (the library's file
+ * helpers take no absolute path).  Returns the fd or -errno. */
+static int cgroup_file(const WorkloadKnob *k, const char **ret_rel) {
+        if (cgroup_fd < 0) {
+                cgroup_fd = open(cgroup_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (cgroup_fd < 0)
+                        return -errno;
+        }
+        *ret_rel = k->path + strlen(cgroup_root) + 1;
+        return cgroup_fd;
 }
 
 const char *knob_workload_cgroup_root(void) {
@@ -95,8 +109,15 @@ int knob_workload_parse(const char *key, WorkloadKnob *ret) {
                 const char *path = key + strlen(KNOB_CGROUP_PREFIX);
                 size_t n = strlen(path), s = strlen(CPUSET_FILE);
 
+                char dir[KNOB_CGROUP_PATH_MAX];
+
                 if (n >= KNOB_CGROUP_PATH_MAX || n <= s || strcmp(path + n - s, CPUSET_FILE) != 0 ||
-                    !path_is_normal(path) || !under_cgroup_root(path) || strpbrk(path, " \n"))
+                    !path_is_normal(path) || strpbrk(path, " \n"))
+                        return -EINVAL;
+                /* the cgroup itself must lie below the mount: never the root cgroup */
+                memcpy(dir, path, n - s);
+                dir[n - s] = '\0';
+                if (!under_cgroup_root(dir))
                         return -EINVAL;
                 *ret = (WorkloadKnob) { .kind = WORKLOAD_KNOB_CGROUP, .path = path };
                 return 0;
@@ -171,7 +192,10 @@ int knob_workload_read(const WorkloadKnob *k, char *buf, size_t size) {
         int r;
 
         if (k->kind == WORKLOAD_KNOB_CGROUP) {
-                r = fileio_read_string_at(AT_FDCWD, k->path, buf, size);
+                const char *rel;
+                int fd = cgroup_file(k, &rel);
+
+                r = fd < 0 ? fd : fileio_read_string_at(fd, rel, buf, size);
                 return r < 0 ? r : 0;
         }
         r = task_check(k);
@@ -191,7 +215,10 @@ int knob_workload_write(const WorkloadKnob *k, const char *value) {
                 return -EINVAL;
         if (k->kind == WORKLOAD_KNOB_CGROUP) {
                 /* A removed cgroup leaves no file to write: gone. */
-                r = fileio_write_string_at(AT_FDCWD, k->path, value[0] ? value : "\n");
+                const char *rel;
+                int fd = cgroup_file(k, &rel);
+
+                r = fd < 0 ? fd : fileio_write_string_at(fd, rel, value[0] ? value : "\n");
                 return r == -ENODEV ? -ENOENT : r;
         }
         r = cpuset_parse(value, &set, NULL);
