@@ -16,6 +16,7 @@
 #include "journal.h"
 #include "overrides.h"
 #include "persist.h"
+#include "pins.h"
 #include "plan-enforce.h"
 #include "polkit.h"
 #include "policy-input.h"
@@ -35,6 +36,9 @@ typedef struct ManagerEvents {
         void (*cpus_changed)(Manager *m, const Topology *old, const Topology *new);  /* present CPUs */
         void (*plan_changed)(Manager *m, unsigned cpu, const PolicyCpu *c);
         void (*calibration_finished)(Manager *m, bool ok, const char *message);
+        void (*pins_changed)(Manager *m);                                  /* a pin or hold came or went */
+        void (*pin_released)(Manager *m, uint32_t id, const char *why);    /* a pin ended (knobs back) */
+        void (*hold_released)(Manager *m, uint32_t cookie);
 } ManagerEvents;
 
 typedef struct ManagerOptions {
@@ -89,6 +93,13 @@ struct Manager {
         CpuidleSystem system;        /* read at the last tick */
         Calibration *calibration;    /* the calibration in use, or NULL */
         Calibrator *calibrator;      /* a running calibration, or NULL */
+
+        /* Pins and holds (pins.h) and the profile in force per CPU they
+         * give, recomputed before every policy step and whenever a pin or
+         * hold comes or goes. */
+        Pins *pins;
+        CpuProfileChoice *cpu_choices;
+        unsigned n_cpu_choices;
 };
 
 /* Loads the configuration and opens the root.  Returns 0 or a negative
