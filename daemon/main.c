@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "macro.h"
+#include "knob-workload.h"
 #include "manager.h"
 
 typedef struct Args {
@@ -29,6 +30,7 @@ typedef struct Args {
         const char *profile_dir;
         const char *profile_override_dir;
         const char *calibrate_helper;
+        const char *cgroup_root;
         int mode;                   /* a DaemonMode, or -1 */
 } Args;
 
@@ -47,7 +49,9 @@ static void help(void) {
                "     --profile-override-dir=DIR\n"
                "                          Administrator's profiles (default: %s)\n"
                "     --calibrate-helper=PATH\n"
-               "                          The measuring helper (default: %s)\n",
+               "                          The measuring helper (default: %s)\n"
+               "     --cgroup-root=DIR    The cgroup mount cgroup: pins are relative to\n"
+               "                          (default: /sys/fs/cgroup)\n",
                program_invocation_short_name, CONFIG_FILE, RUNTIME_DIR,
                CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX, STATE_DIR, PROFILE_DIR, PROFILE_OVERRIDE_DIR, CALIBRATE_PATH);
 }
@@ -66,6 +70,7 @@ static const struct {
         { "profile-dir",          offsetof(Args, profile_dir)          },
         { "profile-override-dir", offsetof(Args, profile_override_dir) },
         { "calibrate-helper",     offsetof(Args, calibrate_helper)     },
+        { "cgroup-root",          offsetof(Args, cgroup_root)          },
 };
 #define N_STRING_OPTIONS (sizeof(string_options) / sizeof(string_options[0]))
 
@@ -81,6 +86,7 @@ static const struct option options[] = {
         { "profile-dir",          required_argument, NULL, ARG_STRING + 4 },
         { "profile-override-dir", required_argument, NULL, ARG_STRING + 5 },
         { "calibrate-helper",     required_argument, NULL, ARG_STRING + 6 },
+        { "cgroup-root",          required_argument, NULL, ARG_STRING + 7 },
         {}
 };
 
@@ -145,6 +151,13 @@ static int check_args(const Args *a, char **ret_root) {
                 return log_error_errno(EINVAL, "--runtime-dir= must be an absolute path: %s", a->runtime_dir);
         if (a->state_dir && a->state_dir[0] != '/')
                 return log_error_errno(EINVAL, "--state-dir= must be an absolute path: %s", a->state_dir);
+        if (a->cgroup_root) {
+                _cleanup_free_ char *cg = realpath(a->cgroup_root, NULL);
+
+                if (!cg || knob_workload_set_cgroup_root(cg) < 0)
+                        return log_error_errno(EINVAL, "--cgroup-root= must name a directory other than /: %s",
+                                               a->cgroup_root);
+        }
         if (strcmp(root, "/") != 0)
                 log_info("Running on the tree under %s, not the real /sys.", root);
         *ret_root = TAKE_PTR(root);

@@ -156,6 +156,8 @@ static bool read_system(Manager *m) {
 static PolicySources policy_sources(Manager *m) {
         return (PolicySources) {
                 .profile = manager_profile(m),
+                .choices = m->cpu_choices,
+                .n_choices = m->n_cpu_choices,
                 .sampling = m->sampling,
                 .system = &m->system,
                 .calibration = m->calibration,

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "manager-pins.h"
 #include "sampler-cadence.h"
 #include "manager-policy.h"
 
@@ -99,6 +100,7 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_pins_free(m);
         manager_policy_free(m);
         polkit_registry_free(m->polkit);
         sd_event_source_unref(m->tick_source);
@@ -188,6 +190,8 @@ static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         r = manager_sample(m);
         if (r < 0)
                 return sd_event_exit(m->event, r);
+        if (manager_pins_refresh(m) == -ENOMEM)
+                return sd_event_exit(m->event, log_oom());
         if (!m->sample_failing && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
                 manager_policy_tick(m, now);
         r = sd_event_source_set_time_relative(s, m->tick_usec);
@@ -328,6 +332,7 @@ int manager_start(Manager *m) {
                 manager_setup_journal,
                 manager_setup_sampling,
                 manager_policy_start,
+                manager_pins_start,
                 manager_connect_bus,
         };
         int r;

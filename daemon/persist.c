@@ -43,7 +43,7 @@ void persist_done(Persist *p) {
  * most max bytes of text).  Returns 1 and *ret, 0 if missing or unreadable
  * (logged), -ENOMEM, or -EINVAL with e saying why the file is not one the
  * daemon wrote (a fileio_read_regular_at() reason). */
-static int read_file(const Persist *p, const char *name, size_t max, char **ret, ErrorInfo *e) {
+int persist_read_text(const Persist *p, const char *name, size_t max, char **ret, ErrorInfo *e) {
         int r;
 
         if (p->dir_fd < 0)
@@ -92,7 +92,7 @@ int persist_load_state(const Persist *p, PersistedState *ret) {
         PersistedState s;
         int r;
 
-        r = read_file(p, PERSIST_STATE_FILE, PERSIST_STATE_MAX, &text, &e);
+        r = persist_read_text(p, PERSIST_STATE_FILE, PERSIST_STATE_MAX, &text, &e);
         if (r == 0 || r == -ENOMEM)
                 return r;
         root = r > 0 ? json_loads(text, JSON_REJECT_DUPLICATES, &err) : NULL;
@@ -109,7 +109,7 @@ int persist_load_state(const Persist *p, PersistedState *ret) {
 }
 
 /* Returns 0 or a negative errno (logged). */
-static int save_text(const Persist *p, const char *name, const char *text) {
+int persist_write_text(const Persist *p, const char *name, const char *text) {
         int r;
 
         if (p->dir_fd < 0)
@@ -131,7 +131,7 @@ int persist_save_state(const Persist *p, const PersistedState *s) {
                 text = NULL;
                 return log_oom();
         }
-        return save_text(p, PERSIST_STATE_FILE, text);
+        return persist_write_text(p, PERSIST_STATE_FILE, text);
 }
 
 /* Returns 1, 0, -EINVAL (logged) or -ENOMEM. */
@@ -140,7 +140,7 @@ int persist_load_calibration(const Persist *p, Calibration **ret) {
         ErrorInfo e = {};
         int r;
 
-        r = read_file(p, PERSIST_CALIBRATION_FILE, PERSIST_CALIBRATION_MAX, &text, &e);
+        r = persist_read_text(p, PERSIST_CALIBRATION_FILE, PERSIST_CALIBRATION_MAX, &text, &e);
         if (r == -EINVAL)
                 return log_warning_errno(r, "%s/%s: %s: the calibration is corrupt, ignoring it.",
                                          p->dir, PERSIST_CALIBRATION_FILE, e.message);
@@ -169,5 +169,5 @@ int persist_save_calibration(const Persist *p, const Calibration *c) {
         if (strlen(text) > PERSIST_CALIBRATION_MAX)
                 return log_warning_errno(EFBIG, "Not saving the calibration: %zu bytes are more than the %zu that are read back.",
                                          strlen(text), PERSIST_CALIBRATION_MAX);
-        return save_text(p, PERSIST_CALIBRATION_FILE, text);
+        return persist_write_text(p, PERSIST_CALIBRATION_FILE, text);
 }

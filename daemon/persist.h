@@ -63,3 +63,13 @@ int persist_load_calibration(const Persist *p, Calibration **ret);
 /* Writes calibration.json.  Returns 0 or a negative errno (logged; -EFBIG:
  * larger than PERSIST_CALIBRATION_MAX, it could not be read back). */
 int persist_save_calibration(const Persist *p, const Calibration *c);
+
+/* Reads the state directory's file name (at most max bytes of text) into
+ * a malloc'ed *ret.  Returns 1, 0 if there is none or no directory (an
+ * unreadable one is logged), -EINVAL with e set for a file that is not a
+ * regular file, a symlink, too large or not text, or -ENOMEM. */
+int persist_read_text(const Persist *p, const char *name, size_t max, char **ret, ErrorInfo *e);
+
+/* Writes text as the state directory's file name, atomically.  Returns 0
+ * or a negative errno (logged). */
+int persist_write_text(const Persist *p, const char *name, const char *text);

@@ -38,6 +38,7 @@
 
 #include "errinfo.h"
 #include "journal.h"
+#include "persist.h"
 #include "pin-precedence.h"
 #include "pin-registry.h"
 #include "profile.h"
@@ -52,15 +53,19 @@
 #define ERRNO_NO_SUCH_PIN      EIDRM
 #define ERRNO_NO_SUCH_HOLD     ENOMSG
 
+#define PINS_FILE "pins.json"
+#define PINS_FILE_MAX ((size_t) 16 * 1024 * 1024)
+
 typedef struct Pins Pins;
 
 /* What the pins work with, borrowed for the life of Pins. */
 typedef struct PinsContext {
         sd_event *event;
         Journal *journal;
-        const ProfileSet *const *profiles;     /* the manager's current set (the pointer may move on reload) */
-        const Topology *const *topology;       /* the present and online CPUs */
-        const char *state_dir;                 /* pins.json lives here; NULL: not persisted */
+        int root_fd;                           /* the idle knobs' root (journal restores) */
+        const ProfileSet *(*profiles)(void *userdata);  /* the profiles loaded now */
+        const Topology *(*topology)(void *userdata);    /* the present and online CPUs now */
+        const Persist *persist;                /* pins.json lives in its directory */
         void (*changed)(void *userdata);       /* the profiles in force moved: re-plan now */
         void (*released)(uint32_t id, const char *why, void *userdata);  /* a pin ended (its knobs are back) */
         void (*hold_released)(uint32_t cookie, void *userdata);

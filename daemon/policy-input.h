@@ -12,12 +12,15 @@
 #include "cpuidle.h"
 #include "journal.h"
 #include "overrides.h"
+#include "pin-precedence.h"
 #include "policy-step.h"
 #include "sampling.h"
 
 /* What the daemon holds, borrowed for one tick. */
 typedef struct PolicySources {
         const Profile *profile;           /* the machine's */
+        const CpuProfileChoice *choices;  /* the profile in force per CPU (pins, holds); */
+        unsigned n_choices;               /* a CPU at or beyond n_choices: the machine's */
         const Sampling *sampling;
         const CpuidleSystem *system;
         const Calibration *calibration;   /* NULL: not calibrated */

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The manager's pins and holds (manager-pins.c). */
+
+#include "manager.h"
+
+/* The start-up phase after the policy's: the pins of pins.json re-applied.
+ * Returns 0 or a negative errno (logged). */
+int manager_pins_start(Manager *m);
+
+/* Frees the pins without touching a knob (the journal keeps them). */
+void manager_pins_free(Manager *m);
+
+/* Recomputes the profile in force per CPU (m->cpu_choices).  Returns 0
+ * or -ENOMEM. */
+int manager_pins_refresh(Manager *m);

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A pin on the machine: a process's threads get its CPUs, or a cgroup's
+ * cpuset.cpus does; every original goes into the restore journal before
+ * the first change (knob-workload.h) and comes back when the pin ends.  A
+ * watcher ends the pin with its workload: a pidfd for a process,
+ * cgroup.events (or polling cgroup.procs on v1) for a cgroup.  The end is
+ * run from a deferred event source, never inside the watcher's callback
+ * or inside the call that made the pin. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "knob-workload.h"
+#include "log.h"
+#include "macro.h"
+#include "pin-proc.h"
+#include "pins-internal.h"
+
+/* Returns the runtime of id, or NULL; with create, a new one (NULL on -ENOMEM). */
+PinRuntime *pins_runtime(Pins *p, uint32_t id, bool create) {
+        PinRuntime *n;
+
+        for (size_t i = 0; i < p->n_runtimes; i++)
+                if (p->runtimes[i]->id == id)
+                        return p->runtimes[i];
+        if (!create)
+                return NULL;
+        n = calloc(1, sizeof(PinRuntime));
+        if (!n || array_reserve_one((void **) &p->runtimes, p->n_runtimes, &p->n_allocated, sizeof(PinRuntime *)) < 0) {
+                free(n);
+                return NULL;
+        }
+        *n = (PinRuntime) { .id = id, .owner = p };
+        p->runtimes[p->n_runtimes++] = n;
+        return n;
+}
+
+/* Frees rt's watcher and keys and drops it from p. */
+static void runtime_free(Pins *p, PinRuntime *rt) {
+        for (size_t i = 0; i < p->n_runtimes; i++)
+                if (p->runtimes[i] == rt)
+                        p->runtimes[i] = p->runtimes[--p->n_runtimes];
+        process_watch_free(rt->process);
+        cgroup_watch_free(rt->cgroup);
+        for (size_t k = 0; k < rt->n_keys; k++)
+                free(rt->keys[k]);
+        free(rt->keys);
+        free(rt);
+}
+
+void pins_runtimes_free(Pins *p) {
+        while (p->n_runtimes > 0)
+                runtime_free(p, p->runtimes[0]);
+        free(p->runtimes);
+        p->runtimes = NULL;
+}
+
+/* Returns 0 or -ENOMEM. */
+static int runtime_add_key(PinRuntime *rt, const char *key) {
+        char *k = strdup(key);
+
+        if (!k || array_reserve_one((void **) &rt->keys, rt->n_keys, &rt->n_allocated, sizeof(char *)) < 0) {
+                free(k);
+                return -ENOMEM;
+        }
+        rt->keys[rt->n_keys++] = k;
+        return 0;
+}
+
+/* Journals key's original (a CPU list) before the first change.  Returns
+ * 0 or -EIO with e set. */
+static int pin_journal_original(Pins *p, PinRuntime *rt, const char *key, const CpuSet *orig, ErrorInfo *e) {
+        _cleanup_free_ char *list = malloc(KNOB_CPULIST_MAX);
+        int r;
+
+        if (!list)
+                return -ENOMEM;
+        r = cpuset_format(orig, list, KNOB_CPULIST_MAX);
+        if (r >= 0)
+                r = journal_record(p->ctx.journal, key, list);
+        if (r >= 0)
+                r = runtime_add_key(rt, key);
+        if (r < 0)
+                return errinfo_set(e, -EIO, "Failed to journal the original of %s: %s", key, strerror(-r));
+        return 0;
+}
+
+/* Journals the affinity of thread tid and sets cpus.  A thread gone
+ * meanwhile is skipped.  Returns 0 or a negative errno with e set. */
+static int task_pin(Pins *p, PinRuntime *rt, pid_t tid, const CpuSet *cpus, ErrorInfo *e) {
+        char key[64];
+        ProcStat st;
+        CpuSet cur;
+        int r;
+
+        r = proc_read_stat(p->host_fd, tid, &st);
+        if (r >= 0)
+                r = task_affinity_get(tid, &cur);
+        if (r == -ESRCH)
+                return 0;
+        if (r < 0)
+                return errinfo_set(e, -EIO, "Failed to read thread %d: %s", (int) tid, strerror(-r));
+        r = pin_journal_original(p, rt, knob_task_key(tid, st.start_time, key, sizeof(key)), &cur, e);
+        if (r < 0)
+                return r;
+        r = task_affinity_set(tid, cpus);
+        if (r == -ESRCH)
+                return 0;
+        if (r < 0)
+                return errinfo_set(e, r == -EINVAL ? -ERRNO_INVALID_CPUS : -EIO,
+                                   "Failed to set the affinity of thread %d: %s", (int) tid, strerror(-r));
+        return 0;
+}
+
+static void on_process_exit(pid_t pid, void *userdata) {
+        PinRuntime *rt = userdata;
+
+        rt->ended = "the process exited";
+        pins_schedule_ends(rt->owner);
+}
+
+static void on_cgroup_empty(const char *path, void *userdata) {
+        PinRuntime *rt = userdata;
+
+        rt->ended = "the cgroup is empty";
+        pins_schedule_ends(rt->owner);
+}
+
+/* Returns 0 or a named negative errno with e set. */
+static int apply_pid(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
+        _cleanup_free_ pid_t *tids = NULL;
+        pid_t pid = pin->target.pid;
+        size_t n = 0;
+        ProcStat st;
+        int r;
+
+        r = proc_read_stat(p->host_fd, pid, &st);
+        if (r == -ESRCH || (r >= 0 && !pin_pid_matches(&pin->target, &st)))
+                return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No process %d%s", (int) pid,
+                                   r >= 0 ? " (its PID now names another process)" : "");
+        if (r < 0)
+                return errinfo_set(e, -EIO, "Failed to read process %d: %s", (int) pid, strerror(-r));
+        if (st.kthread || st.no_setaffinity)
+                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "Process %d is %s: its affinity cannot be set", (int) pid,
+                                   st.kthread ? "a kernel thread" : "marked PF_NO_SETAFFINITY");
+        if (st.state == 'Z')
+                return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "Process %d has exited (a zombie)", (int) pid);
+        pin->target.start_time = st.start_time;
+        if (!pin->cpus_given) {
+                r = task_affinity_get(pid, &pin->cpus);
+                if (r < 0)
+                        return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No process %d", (int) pid);
+        }
+        r = process_watch_new(p->ctx.event, pid, st.start_time, on_process_exit, rt, &rt->process);
+        if (r < 0)
+                return errinfo_set(e, r == -ESRCH ? -ERRNO_NO_SUCH_PROCESS : r, "Failed to watch process %d: %s",
+                                   (int) pid, strerror(-r));
+        r = proc_list_tasks(p->host_fd, pid, &tids, &n);
+        if (r < 0)
+                return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No process %d", (int) pid);
+        for (size_t i = 0; pin->cpus_given && i < n; i++) {
+                r = task_pin(p, rt, tids[i], &pin->cpus, e);
+                if (r < 0)
+                        return r;
+        }
+        return pin_registry_set_pids(p->registry, pin->id, &pid, 1);
+}
+
+/* The CPUs a cgroup may use now: cpuset.cpus.effective (v2, or v1's
+ * effective_cpus), else cpuset.cpus.  Returns 0 or a negative errno. */
+static int cgroup_cpus(int cg_fd, const char *rel, CpuSet *ret) {
+        static const char *const files[] = { "cpuset.cpus.effective", "cpuset.effective_cpus", "cpuset.cpus" };
+        _cleanup_free_ char *buf = malloc(KNOB_CPULIST_MAX);
+        char path[PIN_TARGET_VALUE_MAX + 32];
+        int r = -ENOENT;
+
+        if (!buf)
+                return -ENOMEM;
+        for (size_t i = 0; i < ELEMENTSOF(files) && r == -ENOENT; i++) {
+                snprintf(path, sizeof(path), "%s/%s", rel, files[i]);
+                r = fileio_read_string_at(cg_fd, path, buf, KNOB_CPULIST_MAX);
+        }
+        return r < 0 ? r : cpuset_parse(buf, ret, NULL);
+}
+
+/* Returns 0 or a named negative errno with e set. */
+static int apply_cgroup(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
+        const char *rel = pin->target.value;
+        char dir[KNOB_CGROUP_PATH_MAX], key[KNOB_CGROUP_PATH_MAX + 32];
+        _cleanup_close_ int cg_fd = open(knob_workload_cgroup_root(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        WorkloadKnob k;
+        CpuSet orig;
+        int r;
+
+        if (cg_fd < 0)
+                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "No cgroup mount at %s", knob_workload_cgroup_root());
+        snprintf(dir, sizeof(dir), "%s/%s", knob_workload_cgroup_root(), rel);
+        if (faccessat(cg_fd, rel, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+                return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No cgroup %s", dir);
+        r = knob_cgroup_key(dir, key, sizeof(key));
+        if (r >= 0)
+                r = knob_workload_parse(key, &k);
+        if (r < 0)
+                return errinfo_set(e, -ERRNO_INVALID_TARGET, "Cannot pin the cgroup %s", dir);
+        r = cgroup_cpus(cg_fd, rel, &orig);
+        if (r < 0)
+                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "The cgroup %s has no cpuset (no cpuset controller): %s",
+                                   dir, strerror(-r));
+        if (!pin->cpus_given)
+                pin->cpus = orig;
+        else {
+                _cleanup_free_ char *cur = malloc(KNOB_CPULIST_MAX), *want = malloc(KNOB_CPULIST_MAX);
+
+                if (!cur || !want)
+                        return -ENOMEM;
+                r = knob_workload_read(&k, cur, KNOB_CPULIST_MAX);
+                if (r >= 0)
+                        r = journal_record(p->ctx.journal, key, cur);
+                if (r >= 0)
+                        r = runtime_add_key(rt, key);
+                if (r >= 0)
+                        r = cpuset_format(&pin->cpus, want, KNOB_CPULIST_MAX);
+                if (r >= 0)
+                        r = knob_workload_write(&k, want);
+                if (r < 0)
+                        return errinfo_set(e, r == -EINVAL ? -ERRNO_INVALID_CPUS : -EIO,
+                                           "Failed to set %s/cpuset.cpus: %s", dir, strerror(-r));
+        }
+        r = cgroup_watch_new(p->ctx.event, cg_fd, rel, on_cgroup_empty, rt, &rt->cgroup);
+        if (r < 0)
+                return errinfo_set(e, -EIO, "Failed to watch the cgroup %s: %s", dir, strerror(-r));
+        return 0;
+}
+
+/* Returns 0 or a named negative errno with e set (nothing left changed). */
+int pins_apply(Pins *p, Pin *pin, ErrorInfo *e) {
+        PinRuntime *rt = pins_runtime(p, pin->id, true);
+        ErrorInfo undo = {};
+        int r;
+
+        if (!rt)
+                return errinfo_set(e, -ENOMEM, "Out of memory");
+        r = pin->target.kind == PIN_TARGET_PID ? apply_pid(p, pin, rt, e) :
+            pin->target.kind == PIN_TARGET_CGROUP ? apply_cgroup(p, pin, rt, e) :
+            errinfo_set(e, -ERRNO_NOT_PINNABLE, "%s targets are not applied by this build yet",
+                        pin_target_kind_to_string(pin->target.kind));
+        if (r < 0 && pins_undo(p, pin->id, &undo) < 0)
+                log_error("Pin %" PRIu32 ": %s", pin->id, undo.message);
+        return r;
+}
+
+/* Whether the journal key is one of rt's. */
+static bool runtime_has_key(const char *path, void *userdata) {
+        const PinRuntime *rt = userdata;
+
+        for (size_t i = 0; i < rt->n_keys; i++)
+                if (strcmp(rt->keys[i], path) == 0)
+                        return true;
+        return false;
+}
+
+/* Returns 0 or -EIO with e set. */
+int pins_undo(Pins *p, uint32_t id, ErrorInfo *e) {
+        PinRuntime *rt = pins_runtime(p, id, false);
+        int r = 0;
+
+        if (!rt)
+                return 0;
+        if (rt->n_keys > 0)
+                r = journal_restore_some(p->ctx.journal, p->ctx.root_fd, runtime_has_key, rt, e);
+        runtime_free(p, rt);
+        return r < 0 ? r : 0;
+}
+
+/* Ends every pin whose workload a watcher saw end. */
+static int on_ends(sd_event_source *s, void *userdata) {
+        Pins *p = userdata;
+
+        for (size_t i = 0; i < p->n_runtimes;) {
+                PinRuntime *rt = p->runtimes[i];
+
+                if (!rt->ended) {
+                        i++;
+                        continue;
+                }
+                uint32_t id = rt->id;
+
+                pins_workload_ended(p, id, rt->ended);          /* frees rt, moves the last one here */
+                rt = pins_runtime(p, id, false);
+                if (rt)                                         /* not a registered pin: just drop it */
+                        runtime_free(p, rt);
+        }
+        return 0;
+}
+
+void pins_schedule_ends(Pins *p) {
+        int r;
+
+        if (!p->ends) {
+                r = sd_event_add_defer(p->ctx.event, &p->ends, on_ends, p);
+                if (r < 0) {
+                        log_error_errno(r, "Failed to schedule the end of a pin: %m");
+                        return;
+                }
+        }
+        (void) sd_event_source_set_enabled(p->ends, SD_EVENT_ONESHOT);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What pins.c (the registry, holds, choices, pins.json) and pins-apply.c
+ * (making a pin real on the machine and undoing it) share. */
+
+#include "cgroup-watch.h"
+#include "pins.h"
+#include "process-watch.h"
+
+/* A pin's life on the machine: its watcher and the journal keys of the
+ * knobs it changed (knob-workload.h), to put back when it ends. */
+typedef struct PinRuntime {
+        uint32_t id;
+        Pins *owner;
+        ProcessWatch *process;
+        CgroupWatch *cgroup;
+        char **keys;
+        size_t n_keys, n_allocated;
+        const char *ended;            /* the watcher saw the workload end: why (static) */
+} PinRuntime;
+
+struct Pins {
+        PinsContext ctx;
+        PinRegistry *registry;
+        PinRuntime **runtimes;        /* each allocated on its own: watchers hold pointers */
+        size_t n_runtimes, n_allocated;
+        sd_event_source *ends;        /* defer: ends the pins whose workload ended */
+        int host_fd;                  /* "/": processes are always the host's */
+};
+
+/* pins-apply.c */
+
+/* Makes pin (already in the registry, cpus resolved or to be read) real:
+ * journals the originals, writes the CPUs, starts its watcher; fills
+ * pin->target.start_time, pin->pids and, without cpus_given, pin->cpus.
+ * Returns 0, or a named negative errno (pins.h) with e set after putting
+ * back what it changed. */
+int pins_apply(Pins *p, Pin *pin, ErrorInfo *e);
+
+/* Puts back what pin id changed and stops its watcher.  Returns 0, or
+ * -EIO with e naming the knobs that stay in the journal. */
+int pins_undo(Pins *p, uint32_t id, ErrorInfo *e);
+
+/* The pin's runtime, created if asked.  Returns NULL if absent (or on
+ * -ENOMEM when creating). */
+PinRuntime *pins_runtime(Pins *p, uint32_t id, bool create);
+
+/* Frees every runtime without putting anything back (the journal keeps
+ * the originals). */
+void pins_runtimes_free(Pins *p);
+
+/* Runs the ends of the pins whose watcher fired, from the event loop. */
+void pins_schedule_ends(Pins *p);
+
+/* pins.c: a watcher saw the workload end. */
+void pins_workload_ended(Pins *p, uint32_t id, const char *why);

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The daemon's pins and holds: checking a request, the registry, the
+ * profile in force per CPU and pins.json.  The mechanics of a pin on the
+ * machine are in pins-apply.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "log.h"
+#include "macro.h"
+#include "pin-persist.h"
+#include "pins-internal.h"
+
+/* Returns 0 or -ENOMEM. */
+int pins_new(const PinsContext *c, Pins **ret) {
+        Pins *p = calloc(1, sizeof(Pins));
+
+        if (!p)
+                return -ENOMEM;
+        p->ctx = *c;
+        p->registry = pin_registry_new();
+        p->host_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (!p->registry || p->host_fd < 0) {
+                pins_free(p);
+                return -ENOMEM;
+        }
+        *ret = p;
+        return 0;
+}
+
+/* Returns NULL. */
+Pins *pins_free(Pins *p) {
+        if (!p)
+                return NULL;
+        pins_runtimes_free(p);
+        sd_event_source_disable_unref(p->ends);
+        pin_registry_free(p->registry);
+        fileio_closep(&p->host_fd);
+        free(p);
+        return NULL;
+}
+
+void pins_freep(Pins **p) {
+        *p = pins_free(*p);
+}
+
+const PinRegistry *pins_registry(const Pins *p) {
+        return p->registry;
+}
+
+/* Returns buf. */
+char *pins_object_path(uint32_t id, char *buf, size_t size) {
+        snprintf(buf, size, PINS_OBJECT_PREFIX "/%" PRIu32, id);
+        return buf;
+}
+
+/* Writes pins.json (logged on failure: the pins hold in memory). */
+static void pins_save(Pins *p) {
+        _cleanup_free_ char *json = NULL;
+
+        if (!p->ctx.persist || p->ctx.persist->dir_fd < 0)
+                return;
+        json = pin_persist_to_json(p->registry);
+        if (!json) {
+                log_warning("Failed to serialise the pins, %s not updated.", PINS_FILE);
+                return;
+        }
+        (void) persist_write_text(p->ctx.persist, PINS_FILE, json);
+}
+
+static void notify_changed(Pins *p) {
+        if (p->ctx.changed)
+                p->ctx.changed(p->ctx.userdata);
+}
+
+/* Parses a CPU list of a request: "" is the empty set; every CPU must be
+ * online.  Returns 0, -EBADE or -EHOSTDOWN with e set. */
+static int parse_cpus(Pins *p, const char *text, CpuSet *ret, ErrorInfo *e) {
+        const Topology *t = p->ctx.topology(p->ctx.userdata);
+        ErrorInfo inner = {};
+
+        if (cpuset_parse(text, ret, &inner) < 0)
+                return errinfo_set(e, -ERRNO_INVALID_CPUS, "Invalid CPU list \"%.64s\": %s", text, inner.message);
+        CPUSET_FOREACH(cpu, ret)
+                if (!cpuset_contains(&t->online, (unsigned) cpu))
+                        return errinfo_set(e, -EHOSTDOWN, "CPU %d is %s", cpu,
+                                           cpuset_contains(&t->present, (unsigned) cpu) ? "offline" : "not present");
+        return 0;
+}
+
+/* Returns 0 or -ENOPKG with e set. */
+static int check_profile(Pins *p, const char *name, ErrorInfo *e) {
+        if (!profile_set_find(p->ctx.profiles(p->ctx.userdata), name))
+                return errinfo_set(e, -ENOPKG, "Unknown profile \"%.64s\" (see the Profiles property)", name);
+        return 0;
+}
+
+/* Returns 0 or a named negative errno with e set. */
+static int make_spec(Pins *p, const char *target, const char *cpus, const char *profile, const char *reason,
+                     Pin *ret, ErrorInfo *e) {
+        int r;
+
+        *ret = (Pin) {};
+        r = pin_target_parse(target, &ret->target, e);
+        if (r < 0)
+                return -ERRNO_INVALID_TARGET;
+        if (ret->target.kind != PIN_TARGET_PID && ret->target.kind != PIN_TARGET_CGROUP)
+                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "%s targets are not applied by this build yet",
+                                   pin_target_kind_to_string(ret->target.kind));
+        r = parse_cpus(p, cpus, &ret->cpus, e);
+        if (r < 0)
+                return r;
+        ret->cpus_given = cpuset_count(&ret->cpus) > 0;
+        r = check_profile(p, profile, e);
+        if (r < 0)
+                return r;
+        snprintf(ret->profile, sizeof(ret->profile), "%s", profile);
+        snprintf(ret->reason, sizeof(ret->reason), "%s", reason ?: "");
+        return 0;
+}
+
+/* Returns 0 or a named negative errno with e set. */
+int pins_pin(Pins *p, const char *target, const char *cpus, const char *profile, uid_t owner,
+             const char *reason, uint64_t now_realtime_usec, uint32_t *ret_id, ErrorInfo *e) {
+        Pin spec, *pin;
+        int r;
+
+        r = make_spec(p, target, cpus, profile, reason, &spec, e);
+        if (r < 0)
+                return r;
+        spec.owner_uid = (uint32_t) owner;
+        spec.created_usec = now_realtime_usec;
+        spec.state = PIN_STATE_WAITING;
+        r = pin_registry_add(p->registry, &spec, &pin);
+        if (r == -EEXIST)
+                return errinfo_set(e, r, "%.200s is pinned already", target);
+        if (r == -EDQUOT)
+                return errinfo_set(e, r, "There are %d pins already", PIN_REGISTRY_PINS_MAX);
+        if (r < 0)
+                return errinfo_set(e, r, "Failed to add the pin: %s", strerror(-r));
+        r = pins_apply(p, pin, e);
+        if (r < 0) {
+                (void) pin_registry_remove(p->registry, pin->id);
+                return r;
+        }
+        (void) pin_registry_set_state(p->registry, pin->id, PIN_STATE_ACTIVE);
+        *ret_id = pin->id;
+        log_info("Pinned %s to CPUs %s with %s (pin %" PRIu32 ").", target, cpus[0] ? cpus : "as they are",
+                 profile, pin->id);
+        pins_save(p);
+        notify_changed(p);
+        return 0;
+}
+
+/* Ends pin id for why: undo, remove, save, tell.  Returns as pins_undo(),
+ * -EIDRM for an unknown pin. */
+static int pin_end(Pins *p, uint32_t id, const char *why, ErrorInfo *e) {
+        int r;
+
+        if (!pin_registry_find(p->registry, id))
+                return errinfo_set(e, -ERRNO_NO_SUCH_PIN, "No pin %" PRIu32, id);
+        r = pins_undo(p, id, e);
+        (void) pin_registry_remove(p->registry, id);
+        log_info("Pin %" PRIu32 " ended: %s.", id, why);
+        pins_save(p);
+        if (p->ctx.released)
+                p->ctx.released(id, why, p->ctx.userdata);
+        notify_changed(p);
+        return r;
+}
+
+/* Returns 0, -EIDRM or -EIO with e set. */
+int pins_unpin(Pins *p, uint32_t id, ErrorInfo *e) {
+        return pin_end(p, id, "unpinned", e);
+}
+
+void pins_workload_ended(Pins *p, uint32_t id, const char *why) {
+        ErrorInfo e = {};
+
+        if (pin_end(p, id, why, &e) < 0)
+                log_warning("Pin %" PRIu32 ": %s", id, e.message);
+}
+
+/* Returns 0 or a named negative errno with e set. */
+int pins_hold(Pins *p, const char *profile, const char *cpus, const char *reason, const char *app_id,
+              const char *owner, uid_t uid, uint32_t *ret_cookie, ErrorInfo *e) {
+        Hold spec = { .owner_uid = (uint32_t) uid }, *h;
+        int r;
+
+        r = check_profile(p, profile, e);
+        if (r >= 0)
+                r = parse_cpus(p, cpus, &spec.cpus, e);
+        if (r < 0)
+                return r;
+        spec.cpus_given = cpuset_count(&spec.cpus) > 0;
+        snprintf(spec.profile, sizeof(spec.profile), "%s", profile);
+        snprintf(spec.reason, sizeof(spec.reason), "%s", reason ?: "");
+        snprintf(spec.app_id, sizeof(spec.app_id), "%s", app_id ?: "");
+        snprintf(spec.owner, sizeof(spec.owner), "%s", owner ?: "");
+        r = pin_registry_hold_add(p->registry, &spec, &h);
+        if (r == -EDQUOT)
+                return errinfo_set(e, r, "%s holds %d profiles already, or %d are held in all", owner,
+                                   HOLDS_PER_OWNER_MAX, PIN_REGISTRY_HOLDS_MAX);
+        if (r < 0)
+                return errinfo_set(e, r, "Failed to add the hold: %s", strerror(-r));
+        *ret_cookie = h->cookie;
+        log_info("%s holds %s on CPUs %s (cookie %" PRIu32 ").", app_id && app_id[0] ? app_id : owner, profile,
+                 cpus[0] ? cpus : "all", h->cookie);
+        notify_changed(p);
+        return 0;
+}
+
+/* Returns 0 or -ENOMSG. */
+int pins_release(Pins *p, uint32_t cookie) {
+        if (pin_registry_hold_remove(p->registry, cookie) < 0)
+                return -ERRNO_NO_SUCH_HOLD;
+        if (p->ctx.hold_released)
+                p->ctx.hold_released(cookie, p->ctx.userdata);
+        notify_changed(p);
+        return 0;
+}
+
+static void on_hold_released(const Hold *h, void *userdata) {
+        Pins *p = userdata;
+
+        log_info("Hold %" PRIu32 " released: %s left the bus.", h->cookie, h->owner);
+        if (p->ctx.hold_released)
+                p->ctx.hold_released(h->cookie, p->ctx.userdata);
+}
+
+/* Returns the number released. */
+unsigned pins_release_owner(Pins *p, const char *owner) {
+        int n = pin_registry_release_owner(p->registry, owner, on_hold_released, p);
+
+        if (n > 0)
+                notify_changed(p);
+        return n > 0 ? (unsigned) n : 0;
+}
+
+static const Profile *lookup_profile(const char *name, void *userdata) {
+        Pins *p = userdata;
+
+        return profile_set_find(p->ctx.profiles(p->ctx.userdata), name);
+}
+
+static int object_path(const Pin *pin, char *buf, size_t size, void *userdata) {
+        pins_object_path(pin->id, buf, size);
+        return 0;
+}
+
+/* Returns 0 or a negative errno. */
+int pins_choices(Pins *p, const Profile *machine, unsigned n_cpus, CpuProfileChoice *ret) {
+        _cleanup_free_ PinClaim *claims = NULL;
+        size_t n = 0;
+        int r;
+
+        r = pin_claims_from_registry(p->registry, n_cpus, lookup_profile, object_path, p, &claims, &n);
+        if (r < 0)
+                return r;
+        return pin_precedence_resolve(machine, claims, n, n_cpus, ret);
+}
+
+/* Re-applies a pin taken from pins.json; one whose workload is gone ends.
+ * Returns true if it is active again. */
+static bool reapply(Pins *p, Pin *pin) {
+        ErrorInfo e = {};
+        uint32_t id = pin->id;
+        int r;
+
+        if (!profile_set_find(p->ctx.profiles(p->ctx.userdata), pin->profile))
+                r = errinfo_set(&e, -ENOPKG, "profile \"%s\" is not loaded", pin->profile);
+        else
+                r = pins_apply(p, pin, &e);
+        if (r < 0) {
+                log_notice("Pin %" PRIu32 " not re-established: %s.", id, e.message);
+                (void) pin_registry_remove(p->registry, id);
+                return false;
+        }
+        (void) pin_registry_set_state(p->registry, id, PIN_STATE_ACTIVE);
+        return true;
+}
+
+/* Returns the number re-applied or -ENOMEM. */
+int pins_load(Pins *p) {
+        _cleanup_free_ char *text = NULL;
+        _cleanup_free_ uint32_t *ids = NULL;
+        ErrorInfo e = {};
+        size_t n = 0;
+        int r, applied = 0;
+
+        if (!p->ctx.persist)
+                return 0;
+        r = persist_read_text(p->ctx.persist, PINS_FILE, PINS_FILE_MAX, &text, &e);
+        if (r == -EINVAL)
+                log_warning("%s/%s: %s, no pin taken from it.", p->ctx.persist->dir, PINS_FILE, e.message);
+        if (r <= 0)
+                return r == -ENOMEM ? r : 0;
+        r = pin_persist_load(text, strlen(text), p->registry, &e);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                log_warning("%s/%s: %s, no pin taken from it.", p->ctx.persist->dir, PINS_FILE, e.message);
+                return 0;
+        }
+        ids = calloc(pin_registry_n_pins(p->registry) + 1, sizeof(uint32_t));
+        if (!ids)
+                return -ENOMEM;
+        PIN_REGISTRY_FOREACH_PIN(pin, p->registry)
+                ids[n++] = pin->id;
+        for (size_t i = 0; i < n; i++) {
+                Pin *pin = pin_registry_find(p->registry, ids[i]);
+                applied += pin && reapply(p, pin);
+        }
+        if (n > 0) {
+                log_info("Re-established %d of %zu pin(s) from %s.", applied, n, PINS_FILE);
+                pins_save(p);
+                notify_changed(p);
+        }
+        return applied;
+}

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The daemon's pins (pins.h) without the bus: real child processes pinned
+ * by PID (their affinity really changes and comes back), a cgroup in a
+ * temporary cgroup root, holds, the profile in force per CPU, the end of a
+ * pin with its workload, pins.json across a restart, and every bad request
+ * refused with its named errno and nothing changed. */
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "cpuset.h"
+#include "fileio.h"
+#include "journal.h"
+#include "knob-workload.h"
+#include "log.h"
+#include "pins.h"
+#include "unit.h"
+
+typedef struct World {
+        FakeTree *tree;
+        sd_event *event;
+        Journal *journal;
+        Topology *topology;
+        ProfileSet profiles;
+        Persist persist;
+        Pins *pins;
+        unsigned changed, released, hold_released;
+        uint32_t released_id;
+} World;
+
+static const ProfileSet *world_profiles(void *userdata) {
+        return &((World *) userdata)->profiles;
+}
+
+static const Topology *world_topology(void *userdata) {
+        return ((World *) userdata)->topology;
+}
+
+static void on_changed(void *userdata) {
+        ((World *) userdata)->changed++;
+}
+
+static void on_released(uint32_t id, const char *why, void *userdata) {
+        World *w = userdata;
+
+        w->released++;
+        w->released_id = id;
+}
+
+static void on_hold_released(uint32_t cookie, void *userdata) {
+        ((World *) userdata)->hold_released++;
+}
+
+static void world_pins(World *w) {
+        PinsContext c = {
+                .event = w->event, .journal = w->journal, .root_fd = w->tree->fd,
+                .profiles = world_profiles, .topology = world_topology, .persist = &w->persist,
+                .changed = on_changed, .released = on_released, .hold_released = on_hold_released,
+                .userdata = w,
+        };
+
+        ck_assert_int_eq(pins_new(&c, &w->pins), 0);
+}
+
+/* A two-CPU fake tree, profiles balanced (the machine's) and latency, a
+ * journal and a state directory in it, a cgroup root at tree/cgroup. */
+static void world_init(World *w) {
+        Profile p;
+        char path[512];
+
+        *w = (World) { .tree = unit_tree(NULL), .persist = PERSIST_NULL };
+        ck_assert_int_eq(sd_event_new(&w->event), 0);
+        snprintf(path, sizeof(path), "%s/run", w->tree->path);
+        ck_assert_int_eq(journal_open(path, w->tree->path, &w->journal), 0);
+        ck_assert_int_eq(topology_load(w->tree->fd, &w->topology, NULL), 0);
+        profile_init(&p, "balanced");
+        ck_assert_int_eq(profile_set_put(&w->profiles, &p), 0);
+        profile_init(&p, "latency");
+        p.latency_limit_us = 10;
+        ck_assert_int_eq(profile_set_put(&w->profiles, &p), 0);
+        snprintf(path, sizeof(path), "%s/state", w->tree->path);
+        ck_assert_int_eq(persist_open(&w->persist, path), 0);
+        ck_assert_int_eq(faketree_write(w->tree->fd, "cgroup/test/cpuset.cpus", "0-1\n"), 0);
+        ck_assert_int_eq(faketree_write(w->tree->fd, "cgroup/test/cgroup.events", "populated 1\nfrozen 0\n"), 0);
+        snprintf(path, sizeof(path), "%s/cgroup", w->tree->path);
+        ck_assert_int_eq(knob_workload_set_cgroup_root(path), 0);
+        world_pins(w);
+}
+
+static void world_done(World *w) {
+        pins_free(w->pins);
+        journal_free(w->journal);
+        topology_free(w->topology);
+        persist_done(&w->persist);
+        sd_event_unref(w->event);
+}
+
+/* Runs the loop until *counter reaches want or 10 s passed. */
+static void run_until(World *w, const unsigned *counter, unsigned want) {
+        for (unsigned i = 0; i < 1000 && *counter < want; i++)
+                ck_assert_int_ge(sd_event_run(w->event, 10000), 0);
+        ck_assert_uint_ge(*counter, want);
+}
+
+static pid_t sleeper(void) {
+        pid_t pid = fork();
+
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                for (;;)
+                        pause();
+        }
+        return pid;
+}
+
+static void reap(pid_t pid) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+}
+
+static void assert_affinity(pid_t pid, const char *want) {
+        char buf[64];
+        CpuSet s;
+
+        ck_assert_int_eq(task_affinity_get(pid, &s), 0);
+        ck_assert_int_eq(cpuset_format(&s, buf, sizeof(buf)), 0);
+        ck_assert_msg(strcmp(buf, want) == 0, "affinity of %d is %s, want %s", (int) pid, buf, want);
+}
+
+static void assert_choice(World *w, unsigned cpu, const char *profile, const char *source_has) {
+        CpuProfileChoice c[2];
+
+        ck_assert_int_eq(pins_choices(w->pins, profile_set_find(&w->profiles, "balanced"), 2, c), 0);
+        ck_assert_str_eq(c[cpu].profile->name, profile);
+        ck_assert_msg(strstr(c[cpu].source, source_has), "\"%s\" not in \"%s\"", source_has, c[cpu].source);
+}
+
+static size_t journal_size(World *w) {
+        size_t n;
+
+        journal_entries(w->journal, &n);
+        return n;
+}
+
+/* Forks before the world: a child must not inherit the journal's lock. */
+START_TEST(test_pid_pin_and_unpin) {
+        pid_t pid = sleeper();
+        char target[32];
+        ErrorInfo e = {};
+        uint32_t id;
+        World w;
+
+        world_init(&w);
+        snprintf(target, sizeof(target), "pid:%d", (int) pid);
+        assert_affinity(pid, "0-1");
+        ck_assert_int_eq(pins_pin(w.pins, target, "1", "latency", 0, "test", 1, &id, &e), 0);
+        ck_assert_uint_eq(id, 1);
+        assert_affinity(pid, "1");
+        ck_assert_uint_eq(journal_size(&w), 1);
+        ck_assert_uint_eq(w.changed, 1);
+        assert_choice(&w, 1, "latency", "pin /org/idlepolicy/IdlePolicy1/pin/1 pid:");
+        assert_choice(&w, 0, "balanced", "machine");
+        ck_assert_int_eq(pins_unpin(w.pins, id, &e), 0);
+        assert_affinity(pid, "0-1");
+        ck_assert_uint_eq(journal_size(&w), 0);
+        ck_assert_uint_eq(w.released, 1);
+        assert_choice(&w, 1, "balanced", "machine");
+        ck_assert_int_eq(pins_unpin(w.pins, id, &e), -ERRNO_NO_SUCH_PIN);
+        world_done(&w);
+        reap(pid);
+}
+END_TEST
+
+/* The process exits: the pin ends from the loop, its CPUs go back to the
+ * machine's profile, nothing is left in the journal. */
+START_TEST(test_pin_ends_with_process) {
+        pid_t pid = sleeper();
+        char target[32];
+        ErrorInfo e = {};
+        uint32_t id;
+        World w;
+
+        world_init(&w);
+        snprintf(target, sizeof(target), "pid:%d", (int) pid);
+        ck_assert_int_eq(pins_pin(w.pins, target, "0", "latency", 0, "", 1, &id, &e), 0);
+        reap(pid);
+        run_until(&w, &w.released, 1);
+        ck_assert_uint_eq(w.released_id, id);
+        ck_assert_ptr_null(pin_registry_find((PinRegistry *) pins_registry(w.pins), id));
+        ck_assert_uint_eq(journal_size(&w), 0);
+        assert_choice(&w, 0, "balanced", "machine");
+        world_done(&w);
+}
+END_TEST
+
+/* Every bad request: its named errno, nothing pinned or journaled. */
+START_TEST(test_bad_requests) {
+        pid_t pid = sleeper(), dead = sleeper();
+        char target[32], gone[32];
+        ErrorInfo e = {};
+        uint32_t id;
+        World w;
+
+        reap(dead);
+        world_init(&w);
+        snprintf(target, sizeof(target), "pid:%d", (int) pid);
+        snprintf(gone, sizeof(gone), "pid:%d", (int) dead);
+        ck_assert_int_eq(pins_pin(w.pins, target, "1", "nope", 0, "", 1, &id, &e), -ENOPKG);
+        ck_assert_int_eq(pins_pin(w.pins, "pid:0", "1", "latency", 0, "", 1, &id, &e), -ERRNO_INVALID_TARGET);
+        ck_assert_int_eq(pins_pin(w.pins, "cgroup:../x", "1", "latency", 0, "", 1, &id, &e), -ERRNO_INVALID_TARGET);
+        ck_assert_int_eq(pins_pin(w.pins, target, "1-", "latency", 0, "", 1, &id, &e), -ERRNO_INVALID_CPUS);
+        ck_assert_int_eq(pins_pin(w.pins, target, "5", "latency", 0, "", 1, &id, &e), -EHOSTDOWN);
+        ck_assert_int_eq(pins_pin(w.pins, gone, "1", "latency", 0, "", 1, &id, &e), -ERRNO_NO_SUCH_PROCESS);
+        ck_assert_int_eq(pins_pin(w.pins, "pid:2", "1", "latency", 0, "", 1, &id, &e), -ERRNO_NOT_PINNABLE);
+        ck_assert_int_eq(pins_pin(w.pins, "cgroup:missing", "1", "latency", 0, "", 1, &id, &e), -ERRNO_NO_SUCH_PROCESS);
+        ck_assert_int_eq(pins_pin(w.pins, "unit:foo.service", "1", "latency", 0, "", 1, &id, &e), -ERRNO_NOT_PINNABLE);
+        ck_assert_uint_eq(pin_registry_n_pins(pins_registry(w.pins)), 0);
+        ck_assert_uint_eq(journal_size(&w), 0);
+        assert_affinity(pid, "0-1");
+        ck_assert_int_eq(pins_pin(w.pins, target, "1", "latency", 0, "", 1, &id, &e), 0);
+        ck_assert_int_eq(pins_pin(w.pins, target, "0", "balanced", 0, "", 1, &id, &e), -ERRNO_DUPLICATE_TARGET);
+        assert_affinity(pid, "1");
+        ck_assert_int_eq(pins_release(w.pins, 77), -ERRNO_NO_SUCH_HOLD);
+        world_done(&w);
+        reap(pid);
+}
+END_TEST
+
+/* A cgroup's cpuset.cpus set and put back when the cgroup empties. */
+START_TEST(test_cgroup_pin) {
+        ErrorInfo e = {};
+        char buf[64];
+        uint32_t id;
+        World w;
+
+        world_init(&w);
+        ck_assert_int_eq(pins_pin(w.pins, "cgroup:test", "1", "latency", 0, "", 1, &id, &e), 0);
+        ck_assert_int_eq(fileio_read_string_at(w.tree->fd, "cgroup/test/cpuset.cpus", buf, sizeof(buf)), 0);
+        ck_assert_str_eq(buf, "1");
+        assert_choice(&w, 1, "latency", "cgroup:test");
+        ck_assert_int_eq(faketree_write(w.tree->fd, "cgroup/test/cgroup.events", "populated 0\nfrozen 0\n"), 0);
+        run_until(&w, &w.released, 1);
+        ck_assert_int_eq(fileio_read_string_at(w.tree->fd, "cgroup/test/cpuset.cpus", buf, sizeof(buf)), 0);
+        ck_assert_str_eq(buf, "0-1");
+        ck_assert_uint_eq(journal_size(&w), 0);
+        world_done(&w);
+}
+END_TEST
+
+/* pins.json: a second Pins on the same state re-establishes the pin of
+ * the process that still runs. */
+START_TEST(test_pins_persist) {
+        pid_t pid = sleeper();
+        char target[32];
+        ErrorInfo e = {};
+        uint32_t id;
+        World w;
+
+        world_init(&w);
+        snprintf(target, sizeof(target), "pid:%d", (int) pid);
+        ck_assert_int_eq(pins_pin(w.pins, target, "0", "latency", 0, "kept", 1, &id, &e), 0);
+        ck_assert_int_eq(journal_restore(w.journal, w.tree->fd, &e), 1);     /* as a clean exit does */
+        assert_affinity(pid, "0-1");
+        w.pins = pins_free(w.pins);
+        world_pins(&w);
+        ck_assert_int_eq(pins_load(w.pins), 1);
+        assert_affinity(pid, "0");
+        ck_assert_ptr_nonnull(pin_registry_find((PinRegistry *) pins_registry(w.pins), id));
+        ck_assert_int_eq(pins_pin(w.pins, "cgroup:test", "1", "latency", 0, "", 1, &id, &e), 0);
+        ck_assert_uint_eq(id, 2);                       /* ids go on after a restart */
+        world_done(&w);
+        reap(pid);
+}
+END_TEST
+
+/* A hold without CPUs holds every CPU; released with its owner. */
+START_TEST(test_holds) {
+        ErrorInfo e = {};
+        uint32_t cookie;
+        World w;
+
+        world_init(&w);
+        ck_assert_int_eq(pins_hold(w.pins, "latency", "", "game", "org.example.Game", ":1.7", 1000, &cookie, &e), 0);
+        assert_choice(&w, 0, "latency", "hold");
+        assert_choice(&w, 1, "latency", "org.example.Game");
+        ck_assert_int_eq(pins_hold(w.pins, "nope", "", "", "", ":1.7", 1000, &cookie, &e), -ENOPKG);
+        ck_assert_uint_eq(pins_release_owner(w.pins, ":1.7"), 1);
+        ck_assert_uint_eq(w.hold_released, 1);
+        assert_choice(&w, 0, "balanced", "machine");
+        world_done(&w);
+}
+END_TEST
+
+static Suite *pins_suite(void) {
+        Suite *s = suite_create("pins");
+        TCase *tc = unit_tcase(s, "pins");
+
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, test_pid_pin_and_unpin);
+        tcase_add_test(tc, test_pin_ends_with_process);
+        tcase_add_test(tc, test_bad_requests);
+        tcase_add_test(tc, test_cgroup_pin);
+        tcase_add_test(tc, test_pins_persist);
+        tcase_add_test(tc, test_holds);
+        return s;
+}
+
+int main(void) {
+        log_set_max_level(LOG_NOTICE);
+        return unit_run(pins_suite());
+}
