@@ -4,7 +4,7 @@
 against a brute-force grid), and one real cell end to end through the real
 simulator.
 
-    test-static-plans.py SIM TABLES_DIR
+    test-static-plans.py STATIC_PLANS SIM TABLES_DIR
 """
 import importlib.machinery
 import importlib.util
@@ -16,8 +16,7 @@ import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SIM, TABLES = sys.argv[1], sys.argv[2]
+STATIC_PLANS, SIM, TABLES = sys.argv[1], sys.argv[2], sys.argv[3]
 
 
 def load(name, path):
@@ -28,7 +27,7 @@ def load(name, path):
     return mod
 
 
-sp = load("static_plans", os.path.join(HERE, "static-plans"))
+sp = load("static_plans", STATIC_PLANS)
 
 
 def plan(name, deep, energy, latency):
@@ -85,7 +84,7 @@ class EndToEnd(unittest.TestCase):
             q = os.path.join(tmp, "q.json")
             with open(q, "w") as f:
                 json.dump({"meta": {"generated": "test", "seed": 1, "intervals": 20000}, "rows": rows}, f)
-            out = subprocess.run([sys.executable, os.path.join(HERE, "static-plans"), "--sim", SIM, "--tables-dir",
+            out = subprocess.run([sys.executable, STATIC_PLANS, "--sim", SIM, "--tables-dir",
                                   TABLES, "--quality", q, "--out", tmp], check=True, stdout=subprocess.PIPE,
                                  text=True).stdout
             with open(os.path.join(tmp, "static-plans.json")) as f:
@@ -101,7 +100,7 @@ class EndToEnd(unittest.TestCase):
         self.assertLess(abs(sim["too_deep_pct"] - c["best_mix"]["too_deep_pct"]), 1.0)
 
     def test_unreadable_quality_file(self):
-        r = subprocess.run([sys.executable, os.path.join(HERE, "static-plans"), "--sim", SIM,
+        r = subprocess.run([sys.executable, STATIC_PLANS, "--sim", SIM,
                             "--quality", "/nonexistent/q.json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True)
         self.assertNotEqual(r.returncode, 0)

@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# A stand-in for idlepolicy-calibrate in test-calibrate: prints canned JSON
-# that depends on which idle states are enabled in the fake tree, and fails
-# (exit 3) unless exactly one is, with the resume latency the calibration
-# must set for it ("n/a" for POLL, 0 for any other) and, for any other than
-# POLL, guest_halt_poll_ns 0.
+# A stand-in for idlepolicy-calibrate in test-walk.c (calibrate-walk): prints
+# canned JSON that depends on which idle states are enabled in the fake tree,
+# and fails (exit 3) unless exactly one is, with the resume latency the
+# calibration must set for it ("n/a" for POLL, 0 for any other) and, for any
+# other than POLL, guest_halt_poll_ns 0.
 #
 # With only state K allowed on CPU C the "measured" wakeup is
 #   median 40K + 5 + C µs, p99 100K + 9 + C µs, timer lateness 30K + 3 µs.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # idlepolicy-sim from the outside: usage errors exit 2, runtime errors 1,
 # markdown and JSON reports, --bench, --disable, trace replay.
-#   test-sim-cli.sh BINARY TABLES_DIR
+#   test-sim.sh BINARY TABLES_DIR
 set -u
 sim=$1
 tables=$2

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # idlepolicyctl without a daemon: help, version, usage errors (exit 2), no
-# bus / no daemon (exit 1, clear message).  Usage: test-ctl-cli.sh CTL VERSION
+# bus / no daemon (exit 1, clear message).  Usage: test-ctl.sh CTL VERSION
 set -u
 ctl=$1
 version=$2

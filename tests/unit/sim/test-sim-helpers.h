@@ -90,7 +90,7 @@ static inline int run_suite(Suite *s) {
         SRunner *sr = srunner_create(s);
         int failed;
 
-        srunner_run_all(sr, CK_NORMAL);
+        srunner_run_all(sr, CK_ENV);
         failed = srunner_ntests_failed(sr);
         srunner_free(sr);
         return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -132,7 +132,7 @@ int main(void) {
         SRunner *sr = srunner_create(ctl_format_suite());
         int failed;
 
-        srunner_run_all(sr, CK_NORMAL);
+        srunner_run_all(sr, CK_ENV);
         failed = srunner_ntests_failed(sr);
         srunner_free(sr);
         return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
