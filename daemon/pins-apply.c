@@ -3,9 +3,9 @@
  * cpuset.cpus does; every original goes into the restore journal before
  * the first change (knob-workload.h) and comes back when the pin ends.  A
  * watcher ends the pin with its workload: a pidfd for a process,
- * cgroup.events (or polling cgroup.procs on v1) for a cgroup.  The end is
- * run from a deferred event source, never inside the watcher's callback
- * or inside the call that made the pin. */
+ * cgroup.events (or polling cgroup.procs on v1) for a cgroup.  A watcher
+ * only marks its pin and enables Pins.ends: pins.c ends it from the loop,
+ * never inside the watcher's callback or inside the call that made it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -41,7 +41,7 @@ PinRuntime *pins_runtime(Pins *p, uint32_t id, bool create) {
 }
 
 /* Frees rt's watcher and keys and drops it from p. */
-static void runtime_free(Pins *p, PinRuntime *rt) {
+void pins_runtime_free(Pins *p, PinRuntime *rt) {
         for (size_t i = 0; i < p->n_runtimes; i++)
                 if (p->runtimes[i] == rt)
                         p->runtimes[i] = p->runtimes[--p->n_runtimes];
@@ -55,7 +55,7 @@ static void runtime_free(Pins *p, PinRuntime *rt) {
 
 void pins_runtimes_free(Pins *p) {
         while (p->n_runtimes > 0)
-                runtime_free(p, p->runtimes[0]);
+                pins_runtime_free(p, p->runtimes[0]);
         free(p->runtimes);
         p->runtimes = NULL;
 }
@@ -121,14 +121,14 @@ static void on_process_exit(pid_t pid, void *userdata) {
         PinRuntime *rt = userdata;
 
         rt->ended = "the process exited";
-        pins_schedule_ends(rt->owner);
+        (void) sd_event_source_set_enabled(rt->owner->ends, SD_EVENT_ONESHOT);
 }
 
 static void on_cgroup_empty(const char *path, void *userdata) {
         PinRuntime *rt = userdata;
 
         rt->ended = "the cgroup is empty";
-        pins_schedule_ends(rt->owner);
+        (void) sd_event_source_set_enabled(rt->owner->ends, SD_EVENT_ONESHOT);
 }
 
 /* Returns 0 or a named negative errno with e set. */
@@ -273,40 +273,6 @@ int pins_undo(Pins *p, uint32_t id, ErrorInfo *e) {
                 return 0;
         if (rt->n_keys > 0)
                 r = journal_restore_some(p->ctx.journal, p->ctx.root_fd, runtime_has_key, rt, e);
-        runtime_free(p, rt);
+        pins_runtime_free(p, rt);
         return r < 0 ? r : 0;
-}
-
-/* Ends every pin whose workload a watcher saw end. */
-static int on_ends(sd_event_source *s, void *userdata) {
-        Pins *p = userdata;
-
-        for (size_t i = 0; i < p->n_runtimes;) {
-                PinRuntime *rt = p->runtimes[i];
-
-                if (!rt->ended) {
-                        i++;
-                        continue;
-                }
-                uint32_t id = rt->id;
-
-                pins_workload_ended(p, id, rt->ended);          /* frees rt, moves the last one here */
-                rt = pins_runtime(p, id, false);
-                if (rt)                                         /* not a registered pin: just drop it */
-                        runtime_free(p, rt);
-        }
-        return 0;
-}
-
-void pins_schedule_ends(Pins *p) {
-        int r;
-
-        if (!p->ends) {
-                r = sd_event_add_defer(p->ctx.event, &p->ends, on_ends, p);
-                if (r < 0) {
-                        log_error_errno(r, "Failed to schedule the end of a pin: %m");
-                        return;
-                }
-        }
-        (void) sd_event_source_set_enabled(p->ends, SD_EVENT_ONESHOT);
 }

@@ -25,7 +25,8 @@ struct Pins {
         PinRegistry *registry;
         PinRuntime **runtimes;        /* each allocated on its own: watchers hold pointers */
         size_t n_runtimes, n_allocated;
-        sd_event_source *ends;        /* defer: ends the pins whose workload ended */
+        sd_event_source *ends;        /* defer, off until a watcher fires: pins.c ends the
+                                       * pins whose runtime says ended */
         int host_fd;                  /* "/": processes are always the host's */
 };
 
@@ -50,8 +51,5 @@ PinRuntime *pins_runtime(Pins *p, uint32_t id, bool create);
  * the originals). */
 void pins_runtimes_free(Pins *p);
 
-/* Runs the ends of the pins whose watcher fired, from the event loop. */
-void pins_schedule_ends(Pins *p);
-
-/* pins.c: a watcher saw the workload end. */
-void pins_workload_ended(Pins *p, uint32_t id, const char *why);
+/* Frees rt's watcher and keys and drops it from p. */
+void pins_runtime_free(Pins *p, PinRuntime *rt);

@@ -16,18 +16,46 @@
 #include "pin-persist.h"
 #include "pins-internal.h"
 
+static void pins_workload_ended(Pins *p, uint32_t id, const char *why);
+
+/* Ends every pin whose workload a watcher saw end (pins-apply.c marks
+ * them and enables this source). */
+static int on_ends(sd_event_source *s, void *userdata) {
+        Pins *p = userdata;
+
+        for (size_t i = 0; i < p->n_runtimes;) {
+                PinRuntime *rt = p->runtimes[i];
+                uint32_t id = rt->id;
+
+                if (!rt->ended) {
+                        i++;
+                        continue;
+                }
+                pins_workload_ended(p, id, rt->ended);          /* frees rt, moves the last one here */
+                rt = pins_runtime(p, id, false);
+                if (rt)                                         /* not a registered pin: just drop it */
+                        pins_runtime_free(p, rt);
+        }
+        return 0;
+}
+
 /* Returns 0 or -ENOMEM. */
 int pins_new(const PinsContext *c, Pins **ret) {
         Pins *p = calloc(1, sizeof(Pins));
+        int r;
 
         if (!p)
                 return -ENOMEM;
         p->ctx = *c;
+        p->host_fd = -1;
+        r = sd_event_add_defer(c->event, &p->ends, on_ends, p);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(p->ends, SD_EVENT_OFF);
         p->registry = pin_registry_new();
         p->host_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (!p->registry || p->host_fd < 0) {
+        if (r < 0 || !p->registry || p->host_fd < 0) {
                 pins_free(p);
-                return -ENOMEM;
+                return r < 0 ? r : -ENOMEM;
         }
         *ret = p;
         return 0;
@@ -179,7 +207,7 @@ int pins_unpin(Pins *p, uint32_t id, ErrorInfo *e) {
         return pin_end(p, id, "unpinned", e);
 }
 
-void pins_workload_ended(Pins *p, uint32_t id, const char *why) {
+static void pins_workload_ended(Pins *p, uint32_t id, const char *why) {
         ErrorInfo e = {};
 
         if (pin_end(p, id, why, &e) < 0)
