@@ -15,6 +15,7 @@
 #include "macro.h"
 #include "pin-persist.h"
 #include "pins-internal.h"
+#include "pins-rules.h"
 
 static void pins_workload_ended(Pins *p, uint32_t id, const char *why);
 
@@ -65,6 +66,7 @@ int pins_new(const PinsContext *c, Pins **ret) {
 Pins *pins_free(Pins *p) {
         if (!p)
                 return NULL;
+        proc_events_free(p->events);
         pins_runtimes_free(p);
         sd_event_source_disable_unref(p->ends);
         pin_registry_free(p->registry);
@@ -137,7 +139,7 @@ static int make_spec(Pins *p, const char *target, const char *cpus, const char *
         r = pin_target_parse(target, &ret->target, e);
         if (r < 0)
                 return -ERRNO_INVALID_TARGET;
-        if (ret->target.kind != PIN_TARGET_PID && ret->target.kind != PIN_TARGET_CGROUP)
+        if (ret->target.kind == PIN_TARGET_UNIT)
                 return errinfo_set(e, -ERRNO_NOT_PINNABLE, "%s targets are not applied by this build yet",
                                    pin_target_kind_to_string(ret->target.kind));
         r = parse_cpus(p, cpus, &ret->cpus, e);
@@ -150,6 +152,14 @@ static int make_spec(Pins *p, const char *target, const char *cpus, const char *
         snprintf(ret->profile, sizeof(ret->profile), "%s", profile);
         snprintf(ret->reason, sizeof(ret->reason), "%s", reason ?: "");
         return 0;
+}
+
+/* Makes pin real: a rule follows processes, a pid or cgroup pin is
+ * applied.  Returns 0 or a named negative errno with e set. */
+static int pin_start(Pins *p, Pin *pin, ErrorInfo *e) {
+        if (pin_target_is_rule(&pin->target))
+                return pins_rules_start(p, pin, e);
+        return pins_apply(p, pin, e);
 }
 
 /* Returns 0 or a named negative errno with e set. */
@@ -171,12 +181,14 @@ int pins_pin(Pins *p, const char *target, const char *cpus, const char *profile,
                 return errinfo_set(e, r, "There are %d pins already", PIN_REGISTRY_PINS_MAX);
         if (r < 0)
                 return errinfo_set(e, r, "Failed to add the pin: %s", strerror(-r));
-        r = pins_apply(p, pin, e);
+        r = pin_start(p, pin, e);
         if (r < 0) {
                 (void) pin_registry_remove(p->registry, pin->id);
+                pins_rules_stop_unused(p);
                 return r;
         }
-        (void) pin_registry_set_state(p->registry, pin->id, PIN_STATE_ACTIVE);
+        if (!pin_target_is_rule(&pin->target))
+                (void) pin_registry_set_state(p->registry, pin->id, PIN_STATE_ACTIVE);
         *ret_id = pin->id;
         log_info("Pinned %s to CPUs %s with %s (pin %" PRIu32 ").", target, cpus[0] ? cpus : "as they are",
                  profile, pin->id);
@@ -194,6 +206,7 @@ static int pin_end(Pins *p, uint32_t id, const char *why, ErrorInfo *e) {
                 return errinfo_set(e, -ERRNO_NO_SUCH_PIN, "No pin %" PRIu32, id);
         r = pins_undo(p, id, e);
         (void) pin_registry_remove(p->registry, id);
+        pins_rules_stop_unused(p);
         log_info("Pin %" PRIu32 " ended: %s.", id, why);
         pins_save(p);
         if (p->ctx.released)
@@ -303,13 +316,14 @@ static bool reapply(Pins *p, Pin *pin) {
         if (!profile_set_find(p->ctx.profiles(p->ctx.userdata), pin->profile))
                 r = errinfo_set(&e, -ENOPKG, "profile \"%s\" is not loaded", pin->profile);
         else
-                r = pins_apply(p, pin, &e);
+                r = pin_start(p, pin, &e);
         if (r < 0) {
                 log_notice("Pin %" PRIu32 " not re-established: %s.", id, e.message);
                 (void) pin_registry_remove(p->registry, id);
                 return false;
         }
-        (void) pin_registry_set_state(p->registry, id, PIN_STATE_ACTIVE);
+        if (!pin_target_is_rule(&pin->target))
+                (void) pin_registry_set_state(p->registry, id, PIN_STATE_ACTIVE);
         return true;
 }
 
