@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "json-dir.h"
 #include "log.h"
 #include "macro.h"
 #include "pin-persist.h"
@@ -364,4 +365,51 @@ int pins_load(Pins *p) {
                 notify_changed(p);
         }
         return applied;
+}
+
+/* Takes the rules of one pins.d file.  Returns 0, -ENOMEM, or -EBADMSG for
+ * a file rejected whole (logged). */
+static int load_rule_file(const char *path, const char *text, size_t len, void *userdata) {
+        Pins *p = userdata;
+        _cleanup_free_ Pin *rules = NULL;
+        ErrorInfo e = {};
+        size_t n = 0;
+        int r;
+
+        r = pin_rules_parse(text, len, path, &rules, &n, &e);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return log_error_errno(r, "Rejecting %s", e.message);
+        for (size_t i = 0; i < n; i++) {
+                char target[PIN_TARGET_VALUE_MAX + 16] = "";
+                Pin *pin;
+
+                (void) pin_target_format(&rules[i].target, target, sizeof(target));
+                r = check_profile(p, rules[i].profile, &e);
+                if (r >= 0)
+                        r = pin_registry_add(p->registry, &rules[i], &pin);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        log_error("%s: rule %zu (%s): %s, ignoring it.", path, i, target,
+                                  r == -ENOPKG ? e.message : r == -EEXIST ? "the target is pinned already" : strerror(-r));
+                        continue;
+                }
+                if (pin_start(p, pin, &e) < 0) {
+                        log_error("%s: rule %zu (%s): %s, ignoring it.", path, i, target, e.message);
+                        (void) pin_registry_remove(p->registry, pin->id);
+                }
+        }
+        return 0;
+}
+
+/* Returns the number of bad files or -ENOMEM. */
+int pins_load_rules(Pins *p, const char *dir) {
+        int r = json_dir_foreach(dir, PINS_RULES_FILE_MAX, load_rule_file, p);
+
+        pins_rules_stop_unused(p);
+        if (r >= 0)
+                notify_changed(p);
+        return r;
 }

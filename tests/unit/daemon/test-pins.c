@@ -376,6 +376,34 @@ START_TEST(test_exec_rules) {
 }
 END_TEST
 
+/* pins.d: a good file's rules apply (a rule with an unknown profile is
+ * left out), a corrupt file is counted and changes nothing; rules are not
+ * written to pins.json. */
+START_TEST(test_rules_dir) {
+        char dir[512];
+        size_t n = 0;
+        World w;
+
+        world_init(&w);
+        ck_assert_int_eq(faketree_write(w.tree->fd, "pins.d/10-good.json",
+                                        "[{\"target\": \"comm:ipd-no-such\", \"cpus\": \"1\", \"profile\": \"latency\"},"
+                                        " {\"target\": \"comm:ipd-other\", \"cpus\": \"1\", \"profile\": \"nope\"}]\n"), 0);
+        ck_assert_int_eq(faketree_write(w.tree->fd, "pins.d/20-bad.json", "{\"target\": \"pid:1\", \"profile\": \"latency\"}\n"), 0);
+        ck_assert_int_eq(faketree_write(w.tree->fd, "pins.d/30-torn.json", "[{\"target\": \"comm:x\""), 0);
+        snprintf(dir, sizeof(dir), "%s/pins.d", w.tree->path);
+        ck_assert_int_eq(pins_load_rules(w.pins, dir), 2);
+        PIN_REGISTRY_FOREACH_PIN(pin, pins_registry(w.pins)) {
+                ck_assert_str_eq(pin->target.value, "ipd-no-such");
+                ck_assert(pin->from_rules_dir);
+                ck_assert_int_eq(pin->state, PIN_STATE_WAITING);
+                n++;
+        }
+        ck_assert_uint_eq(n, 1);
+        ck_assert_int_ne(faccessat(w.tree->fd, "state/" PINS_FILE, F_OK, 0), 0);
+        world_done(&w);
+}
+END_TEST
+
 static Suite *pins_suite(void) {
         Suite *s = suite_create("pins");
         TCase *tc = unit_tcase(s, "pins");
@@ -388,6 +416,7 @@ static Suite *pins_suite(void) {
         tcase_add_test(tc, test_pins_persist);
         tcase_add_test(tc, test_holds);
         tcase_add_test(tc, test_exec_rules);
+        tcase_add_test(tc, test_rules_dir);
         return s;
 }
 
