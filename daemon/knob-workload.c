@@ -223,7 +223,7 @@ static int unit_read(const WorkloadKnob *k, char *buf, size_t size) {
                 return -ENOTCONN;
         r = systemd_unit_get_allowed_cpus(system_bus, k->unit, &set, &is_set, &e);
         if (r < 0 && r != -ENOENT)
-                log_debug("%s", e.message);
+                log_warning("%s.", e.message);
         if (r < 0)
                 return r;
         if (!is_set) {
@@ -246,7 +246,7 @@ static int unit_write(const WorkloadKnob *k, const char *value) {
         if (r >= 0)
                 r = systemd_unit_set_allowed_cpus(system_bus, k->unit, &set, &e);
         if (r < 0 && r != -ENOENT)
-                log_debug("%s", e.message);
+                log_warning("%s.", e.message);
         return r;
 }
 

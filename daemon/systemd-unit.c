@@ -94,6 +94,9 @@ static bool is_disconnected(int r) {
 static int call_failed(int r, const sd_bus_error *error, const char *what, const char *unit, ErrorInfo *e) {
         if (r == -ENOMEM)
                 return errinfo_set(e, -ENOMEM, "Out of memory");
+        /* before the names: sd-bus names its own errors System.Error.E* */
+        if (is_disconnected(r))
+                return errinfo_set(e, -EHOSTUNREACH, "Failed to %s %s: the bus connection is gone", what, unit);
         for (size_t i = 0; sd_bus_error_is_set(error) && i < ELEMENTSOF(bus_errors); i++)
                 if (sd_bus_error_has_name(error, bus_errors[i].name))
                         return errinfo_set(e, -bus_errors[i].error, "Failed to %s %s: %s (%s)", what, unit,
@@ -101,8 +104,6 @@ static int call_failed(int r, const sd_bus_error *error, const char *what, const
         if (sd_bus_error_is_set(error))
                 return errinfo_set(e, -EIO, "Failed to %s %s: %s: %s", what, unit, error->name,
                                    error->message ? error->message : "no message");
-        if (is_disconnected(r))
-                return errinfo_set(e, -EHOSTUNREACH, "Failed to %s %s: the bus connection is gone", what, unit);
         if (r == -ETIMEDOUT)
                 return errinfo_set(e, -ETIMEDOUT, "Failed to %s %s: systemd did not answer", what, unit);
         return errinfo_set(e, -EIO, "Failed to %s %s: %s", what, unit, strerror(-negative_errno(r)));

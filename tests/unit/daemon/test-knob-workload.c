@@ -12,19 +12,11 @@
 #include "cpuset.h"
 #include "fileio.h"
 #include "journal.h"
+#include "journal-test.h"
 #include "knob-workload.h"
 #include "log.h"
 #include "pin-proc.h"
 #include "unit.h"
-
-static Journal *open_journal(const FakeTree *t) {
-        char rt[512];
-        Journal *j = NULL;
-
-        snprintf(rt, sizeof(rt), "%s/run", t->path);
-        ck_assert_int_eq(journal_open(rt, t->path, &j), 0);
-        return j;
-}
 
 /* A child that sleeps until killed. */
 static pid_t sleeper(void) {
@@ -114,7 +106,7 @@ END_TEST
 START_TEST(test_task_affinity_restored) {
         pid_t pid = sleeper();         /* before the journal: a child keeps no lock */
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         char key[64], orig[256], now[256];
         ErrorInfo e = {};
         size_t n;
@@ -140,7 +132,7 @@ END_TEST
 START_TEST(test_task_affinity_replayed) {
         pid_t pid = sleeper();         /* before the journal: a child keeps no lock */
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         char key[64], orig[256], now[256];
 
         task_key(pid, key, sizeof(key));
@@ -148,7 +140,7 @@ START_TEST(test_task_affinity_replayed) {
         ck_assert_int_eq(journal_record(j, key, orig), 1);
         set_affinity(pid, "0");
         journal_free(j);                /* as if killed: the file stays */
-        j = open_journal(t);
+        j = journal_test_open(t);
         ck_assert_int_eq(journal_replay(j, t->fd), 1);
         affinity_str(pid, now, sizeof(now));
         ck_assert_str_eq(now, orig);
@@ -162,7 +154,7 @@ END_TEST
 START_TEST(test_task_gone_or_reused) {
         pid_t pid = sleeper(), dead = sleeper();
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         char key[64], other[64], now[256];
         ErrorInfo e = {};
         size_t n;
@@ -189,7 +181,7 @@ END_TEST
  * forgotten. */
 START_TEST(test_cgroup_cpus_restored) {
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         char root[512], dir[600], key[700], buf[64];
         ErrorInfo e = {};
         size_t n;
@@ -255,7 +247,7 @@ END_TEST
  * failing, and so does the next start's replay; it is never forgotten. */
 START_TEST(test_unit_kept_without_bus) {
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         ErrorInfo e = {};
         WorkloadKnob k;
         char buf[64];
@@ -271,7 +263,7 @@ START_TEST(test_unit_kept_without_bus) {
         journal_entries(j, &n);
         ck_assert_uint_eq(n, 2);
         journal_free(j);                /* as if killed */
-        j = open_journal(t);
+        j = journal_test_open(t);
         ck_assert_int_eq(journal_replay(j, t->fd), 2);
         ck_assert_str_eq(journal_original(j, "unit:foo.service"), "");
         ck_assert_str_eq(journal_original(j, "unit:bar.service"), "0-1");
@@ -294,7 +286,7 @@ START_TEST(test_bad_lines_skipped) {
                                         "task:1 0\n"
                                         "unit:foo.target 0\n"
                                         "unit:foo.service x\n", t->path), 0);
-        j = open_journal(t);
+        j = journal_test_open(t);
         ck_assert_int_eq(journal_replay(j, t->fd), 0);
         journal_entries(j, &n);
         ck_assert_uint_eq(n, 0);
