@@ -119,8 +119,9 @@ static int call(sd_bus *bus, sd_bus_message *m, const char *what, const char *un
         return r < 0 ? call_failed(r, &error, what, unit, e) : 0;
 }
 
-/* Calls method of interface on path of systemd with one string argument
- * (or none: arg NULL).  Returns 0 with the reply, or an error above. */
+/* Calls method of interface on path of systemd with up to two string
+ * arguments (arg, arg2; NULL: none).  Returns 0 with the reply, or an
+ * error above. */
 static int call_method(sd_bus *bus, const char *path, const char *interface, const char *method, const char *arg,
                        const char *arg2, const char *what, const char *unit, sd_bus_message **ret_reply,
                        ErrorInfo *e) {

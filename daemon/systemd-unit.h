@@ -77,7 +77,8 @@ typedef struct SystemdUnitWatch SystemdUnitWatch;
  * (its ActiveState), "removed" (systemd unloaded it: UnitRemoved, or its
  * object is gone), or "unwatched" (the bus refused a match: the stop
  * cannot be seen, so the caller should end what depends on it).  unit is
- * the watch's own copy.  It may free the watch. */
+ * the watch's own copy, valid until the watch is freed.  It may free the
+ * watch. */
 typedef void (*SystemdUnitWatchStop)(const char *unit, const char *why, void *userdata);
 
 /* Watches unit (loaded now: GetUnit) until it stops.  Adds two matches

@@ -24,13 +24,17 @@
 
 #define MOCK_INTERFACE "org.freedesktop.DBus.Mock"
 #define START_DEADLINE_USEC ((uint64_t) 30 * 1000000)
-/* A system bus open to everyone (as the integration suite's). */
+/* A system bus open to everyone (as the integration suite's), with few
+ * match rules a connection (the stock system bus allows 512): enough for
+ * the mock and MATCHES_MAX / 2 watches on one connection. */
+#define MATCHES_MAX 16
 #define BUS_CONFIG                                                                                      \
         "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"            \
         " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"                              \
         "<busconfig><type>system</type><listen>unix:path=%s</listen><auth>EXTERNAL</auth>\n"            \
         "<policy context=\"default\"><allow user=\"*\"/><allow own=\"*\"/><allow send_destination=\"*\"/>" \
-        "<allow receive_sender=\"*\"/></policy></busconfig>\n"
+        "<allow receive_sender=\"*\"/></policy>\n"                                                       \
+        "<limit name=\"max_match_rules_per_connection\">%d</limit></busconfig>\n"
 
 /* The buses and the mock, started once by main(); each forked test
  * connects on its own. */
@@ -379,6 +383,43 @@ START_TEST(test_watch_stops) {
 }
 END_TEST
 
+/* More watches on one connection than the bus allows matches: the one
+ * refused reports "unwatched" (its stop could not be seen), the others
+ * keep watching. */
+START_TEST(test_watch_refused) {
+        Watching x[MATCHES_MAX / 2 + 1] = {};
+        sd_event *event = NULL;
+        sd_bus *bus = connect_to(world.address);
+        char unit[ELEMENTSOF(x)][32];
+        size_t n_unwatched = 0;
+        ErrorInfo e = {};
+
+        ck_assert_int_ge(sd_event_new(&event), 0);
+        ck_assert_int_ge(sd_bus_attach_event(bus, event, 0), 0);
+        for (size_t i = 0; i < ELEMENTSOF(x); i++) {
+                snprintf(unit[i], sizeof(unit[i]), "watch-many-%zu.service", i);
+                mock_add_unit(bus, unit[i], "loaded", "active", "");
+                ck_assert_msg(systemd_unit_watch_new(bus, unit[i], on_stop, &x[i], &x[i].watch, &e) == 0, "%s",
+                              e.message);
+        }
+        watch_test_run_for(event, 300 * 1000);
+        for (size_t i = 0; i < ELEMENTSOF(x); i++)
+                if (x[i].stopped) {
+                        ck_assert_str_eq(x[i].why, "unwatched");
+                        n_unwatched++;
+                }
+        ck_assert_uint_ge(n_unwatched, 1);
+        ck_assert(!x[0].stopped);
+        mock_set_state(bus, unit[0], "inactive");
+        ck_assert(watch_test_run_until(event, &x[0].stopped, WATCH_TEST_DEADLINE_USEC));
+        ck_assert_str_eq(x[0].why, "inactive");
+        for (size_t i = 0; i < ELEMENTSOF(x); i++)
+                systemd_unit_watch_free(x[i].watch);
+        sd_bus_flush_close_unref(bus);
+        sd_event_unref(event);
+}
+END_TEST
+
 /* Freed before anything happened: no callback later. */
 START_TEST(test_watch_freed) {
         Watching x;
@@ -536,7 +577,7 @@ static int bus_start(const char *name, char *address, size_t size, pid_t *ret_pi
         snprintf(arg, sizeof(arg), "--config-file=%s", conf);
         snprintf(address, size, "unix:path=%s", socket);
         f = fopen(conf, "we");
-        if (!f || fprintf(f, BUS_CONFIG, socket) < 0 || fclose(f) != 0) {
+        if (!f || fprintf(f, BUS_CONFIG, socket, MATCHES_MAX) < 0 || fclose(f) != 0) {
                 snprintf(why, why_size, "cannot write %s", conf);
                 return -1;
         }
@@ -623,7 +664,7 @@ static int world_start(char *why, size_t size) {
 int main(void) {
         const TTest *const tests[] = {
                 test_get, test_set_and_reset, test_unknown_unit, test_no_cgroup_or_invalid, test_no_systemd,
-                test_is_active, test_watch_inactive, test_watch_stops, test_watch_freed, test_journal_round_trip,
+                test_is_active, test_watch_inactive, test_watch_stops, test_watch_refused, test_watch_freed, test_journal_round_trip,
                 test_journal_gone_or_unreachable,
         };
         const char *skip = missing_tools();
