@@ -457,6 +457,7 @@ typedef struct RestoreRun {
         CpuSet online;
         bool online_known;
         size_t n_offline, n_failed, n_vanished;
+        size_t n_deferred;          /* unit knobs kept until a bus is set */
         int n_restored;
         char failed[sizeof(((ErrorInfo *) NULL)->message)];
 } RestoreRun;
@@ -479,13 +480,12 @@ static int knob_missing(const RestoreRun *run, const JournalEntry *e, const Knob
         return 0;
 }
 
-/* Puts one knob back.  Returns 1 if written or already right, 0 if skipped
- * for good (an offline CPU, a file that no longer exists, a governor the
- * kernel does not offer), -EAGAIN if its directory is missing for now, or
- * another negative errno (logged). */
-/* Puts one workload knob back (knob-workload.h): one whose thread or
- * cgroup is gone has nothing left to restore.  Returns 1, 0 (gone), or a
- * negative errno (logged). */
+/* Puts one workload knob back (knob-workload.h): one whose thread,
+ * cgroup or unit is gone has nothing left to restore.  A knob gone at the
+ * read is still written: a unit systemd has not loaded now may exist on
+ * disk, and its write says whether it is gone.  Returns 1, 0 (gone),
+ * -ENOTCONN for a unit while no bus is set (not now: kept, not a
+ * failure), or a negative errno (logged). */
 static int restore_workload(const WorkloadKnob *k, const JournalEntry *e) {
         _cleanup_free_ char *current = malloc(KNOB_CPULIST_MAX);
         int r;
@@ -495,8 +495,10 @@ static int restore_workload(const WorkloadKnob *k, const JournalEntry *e) {
         r = knob_workload_read(k, current, KNOB_CPULIST_MAX);
         if (r >= 0 && strcmp(current, e->value) == 0)
                 return 1;
-        if (r >= 0)
+        if (r >= 0 || r == -ENOENT)
                 r = knob_workload_write(k, e->value);
+        if (r == -ENOTCONN)
+                return r;
         if (r == -ENOENT) {
                 log_debug("%s is gone, nothing to put back.", e->path);
                 return 0;
@@ -507,6 +509,11 @@ static int restore_workload(const WorkloadKnob *k, const JournalEntry *e) {
         return 1;
 }
 
+/* Puts one knob back.  Returns 1 if written or already right, 0 if skipped
+ * for good (an offline CPU, a file that no longer exists, a governor the
+ * kernel does not offer), -EAGAIN if its directory is missing for now,
+ * -ENOTCONN for a unit knob without a bus, or another negative errno
+ * (logged). */
 static int journal_restore_one(int root_fd, RestoreRun *run, const JournalEntry *e) {
         char current[KNOB_VALUE_MAX + 1];
         WorkloadKnob wk;
@@ -573,6 +580,10 @@ static int restore_pass(Journal *j, int root_fd, RestoreRun *run, bool only_vani
                         run->n_vanished++;
                         continue;
                 }
+                if (r == -ENOTCONN) {
+                        run->n_deferred++;
+                        continue;
+                }
                 if (r < 0) {
                         run_add_failed(run, x->path, "");
                         continue;
@@ -626,6 +637,9 @@ static int journal_restore_run(Journal *j, int root_fd, RestoreRun *run, ErrorIn
         if (run->n_offline > 0)
                 log_notice("Not restoring %zu idle state knob(s) of offline CPUs: the kernel recreates their states "
                            "with their defaults when they come back.", run->n_offline);
+        if (run->n_deferred > 0)
+                log_notice("Keeping %zu unit knob(s) in the restore journal until the system bus is there.",
+                           run->n_deferred);
         if (journal_compact(j) > 0 || j->fd < 0) {
                 int q = journal_rewrite(j);
                 if (q < 0)

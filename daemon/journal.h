@@ -16,8 +16,9 @@
  *   sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us 0
  *   sys/module/haltpoll/parameters/guest_halt_poll_ns 0
  *
- * Only these four kinds of path (knob.h) are accepted; anything else is a
- * corrupt line, reported and skipped. */
+ * Only these four kinds of path (knob.h), and the workload keys of
+ * knob-workload.h (task:, cgroup:, unit:), are accepted; anything else is
+ * a corrupt line, reported and skipped. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -78,10 +79,12 @@ int journal_forget(Journal *j, char *const *paths, size_t n_paths);
  * bits survive): it is tried again every 10 ms for up to 2 s (blocking),
  * then counts as failed and stays.  A governor the kernel does not list in
  * available_governors is never written (logged, forgotten).  A state knob
- * is read back after the write.  Knobs put back or skipped are forgotten;
- * the file is deleted when none is left.  Returns the number of knobs put
- * back, or -EIO with e naming the knobs that failed (they stay in the
- * journal). */
+ * is read back after the write.  A unit knob (knob-workload.h) while no
+ * system bus is set (knob_workload_set_system_bus) is kept for a later
+ * restore, noticed once, not a failure; one whose unit no longer exists
+ * is forgotten.  Knobs put back or skipped are forgotten; the file is
+ * deleted when none is left.  Returns the number of knobs put back, or
+ * -EIO with e naming the knobs that failed (they stay in the journal). */
 int journal_restore(Journal *j, int root_fd, ErrorInfo *e);
 
 /* Decides whether journal_restore_some() puts path back. */

@@ -11,12 +11,15 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "knob-workload.h"
+#include "log.h"
 #include "pin-proc.h"
+#include "systemd-unit.h"
 
 #define CPUSET_FILE "/cpuset.cpus"
 
 static char cgroup_root[KNOB_CGROUP_PATH_MAX] = "/sys/fs/cgroup";
 static int cgroup_fd = -1;              /* cgroup_root, opened at first use */
+static sd_bus *system_bus;              /* unit knobs' (a reference), NULL: not now */
 
 /* Returns true for an absolute path without "//", "." or ".." components
  * and without a trailing '/' (except "/" itself). */
@@ -62,6 +65,11 @@ const char *knob_workload_cgroup_root(void) {
         return cgroup_root;
 }
 
+void knob_workload_set_system_bus(sd_bus *bus) {
+        sd_bus_unref(system_bus);
+        system_bus = sd_bus_ref(bus);
+}
+
 /* Returns buf. */
 char *knob_task_key(pid_t tid, uint64_t start_time, char *buf, size_t size) {
         snprintf(buf, size, KNOB_TASK_PREFIX "%d:%" PRIu64, (int) tid, start_time);
@@ -80,6 +88,15 @@ int knob_cgroup_key(const char *dir, char *buf, size_t size) {
         if (!path_is_normal(dir) || !under_cgroup_root(dir))
                 return -EINVAL;
         if ((size_t) snprintf(buf, size, KNOB_CGROUP_PREFIX "%s" CPUSET_FILE, dir) >= size)
+                return -ENAMETOOLONG;
+        return 0;
+}
+
+/* Returns 0, -EINVAL or -ENAMETOOLONG. */
+int knob_unit_key(const char *unit, char *buf, size_t size) {
+        if (systemd_unit_check_name(unit, NULL) < 0)
+                return -EINVAL;
+        if ((size_t) snprintf(buf, size, KNOB_UNIT_PREFIX "%s", unit) >= size)
                 return -ENAMETOOLONG;
         return 0;
 }
@@ -122,6 +139,14 @@ int knob_workload_parse(const char *key, WorkloadKnob *ret) {
                 *ret = (WorkloadKnob) { .kind = WORKLOAD_KNOB_CGROUP, .path = path };
                 return 0;
         }
+        if (strncmp(key, KNOB_UNIT_PREFIX, strlen(KNOB_UNIT_PREFIX)) == 0) {
+                const char *unit = key + strlen(KNOB_UNIT_PREFIX);
+
+                if (systemd_unit_check_name(unit, NULL) < 0)
+                        return -EINVAL;
+                *ret = (WorkloadKnob) { .kind = WORKLOAD_KNOB_UNIT, .unit = unit };
+                return 0;
+        }
         return -EINVAL;
 }
 
@@ -129,7 +154,7 @@ bool knob_workload_value_valid(const WorkloadKnob *k, const char *value) {
         CpuSet set;
         size_t n = strlen(value);
 
-        if (n >= KNOB_CPULIST_MAX || (n == 0 && k->kind != WORKLOAD_KNOB_CGROUP))
+        if (n >= KNOB_CPULIST_MAX || (n == 0 && k->kind == WORKLOAD_KNOB_TASK))
                 return false;
         return strspn(value, "0123456789,-") == n && cpuset_parse(value, &set, NULL) >= 0;
 }
@@ -186,10 +211,52 @@ int task_affinity_set(pid_t tid, const CpuSet *cpus) {
         return sched_setaffinity(tid, size, mask) < 0 ? -errno : 0;
 }
 
+/* A unit's AllowedCPUs as a CPU list ("" when not set).  Returns 0,
+ * -ENOENT, -ENOTCONN or another negative errno. */
+static int unit_read(const WorkloadKnob *k, char *buf, size_t size) {
+        ErrorInfo e = {};
+        CpuSet set;
+        bool is_set;
+        int r;
+
+        if (!system_bus)
+                return -ENOTCONN;
+        r = systemd_unit_get_allowed_cpus(system_bus, k->unit, &set, &is_set, &e);
+        if (r < 0 && r != -ENOENT)
+                log_warning("%s.", e.message);
+        if (r < 0)
+                return r;
+        if (!is_set) {
+                buf[0] = '\0';
+                return 0;
+        }
+        return cpuset_format(&set, buf, size);
+}
+
+/* Sets a unit's AllowedCPUs to the CPU list value ("": not set).  Returns
+ * 0, -ENOENT, -ENOTCONN or another negative errno. */
+static int unit_write(const WorkloadKnob *k, const char *value) {
+        ErrorInfo e = {};
+        CpuSet set;
+        int r;
+
+        if (!system_bus)
+                return -ENOTCONN;
+        r = cpuset_parse(value, &set, NULL);
+        if (r >= 0)
+                r = systemd_unit_set_allowed_cpus(system_bus, k->unit, &set, &e);
+        if (r < 0 && r != -ENOENT)
+                log_warning("%s.", e.message);
+        return r;
+}
+
 /* Returns 0, -ENOENT (gone) or another negative errno. */
 int knob_workload_read(const WorkloadKnob *k, char *buf, size_t size) {
         CpuSet set;
         int r;
+
+        if (k->kind == WORKLOAD_KNOB_UNIT)
+                return unit_read(k, buf, size);
 
         if (k->kind == WORKLOAD_KNOB_CGROUP) {
                 const char *rel;
@@ -213,6 +280,8 @@ int knob_workload_write(const WorkloadKnob *k, const char *value) {
 
         if (!knob_workload_value_valid(k, value))
                 return -EINVAL;
+        if (k->kind == WORKLOAD_KNOB_UNIT)
+                return unit_write(k, value);
         if (k->kind == WORKLOAD_KNOB_CGROUP) {
                 /* A removed cgroup leaves no file to write: gone. */
                 const char *rel;

@@ -12,21 +12,31 @@
  *   cgroup:/ABS/cpuset.cpus   a cgroup's cpuset.cpus (v1 cpuset hierarchy,
  *                             or v2 with the cpuset controller), under the
  *                             cgroup mount (knob_workload_set_cgroup_root)
+ *   unit:NAME                 a systemd unit's AllowedCPUs (systemd-unit.h),
+ *                             NAME as pin_target_parse() accepts it, of a
+ *                             type with a cgroup (.service, .scope, .slice,
+ *                             .socket, .mount, .swap)
  *
  * Values are CPU lists ("0-3,8"); a cgroup's may be empty (v2: inherit
- * the parent's).  Threads are real processes: they are read through the
- * host's /proc whatever root the daemon's idle knobs live under; cgroup
- * paths are absolute, checked against the cgroup mount. */
+ * the parent's), and so may a unit's (AllowedCPUs not set).  Threads are
+ * real processes: they are read through the host's /proc whatever root
+ * the daemon's idle knobs live under; cgroup paths are absolute, checked
+ * against the cgroup mount.  Units are reached through the system bus
+ * set with knob_workload_set_system_bus(); without one a unit knob is
+ * -ENOTCONN ("not now": the journal keeps it for later). */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <systemd/sd-bus.h>
+
 #include "cpuset.h"
 
 #define KNOB_TASK_PREFIX "task:"
 #define KNOB_CGROUP_PREFIX "cgroup:"
+#define KNOB_UNIT_PREFIX "unit:"
 /* A CPU list as long as any machine's (8192 CPUs listed one by one). */
 #define KNOB_CPULIST_MAX 40960
 /* A cgroup knob's path. */
@@ -35,6 +45,7 @@
 typedef enum WorkloadKnobKind {
         WORKLOAD_KNOB_TASK,
         WORKLOAD_KNOB_CGROUP,
+        WORKLOAD_KNOB_UNIT,
 } WorkloadKnobKind;
 
 typedef struct WorkloadKnob {
@@ -42,6 +53,7 @@ typedef struct WorkloadKnob {
         pid_t tid;                    /* task */
         uint64_t start_time;          /* task */
         const char *path;             /* cgroup: the absolute file (points into the key) */
+        const char *unit;             /* unit: its name (points into the key) */
 } WorkloadKnob;
 
 /* Sets the cgroup mount the cgroup knobs must lie under (default
@@ -51,6 +63,11 @@ int knob_workload_set_cgroup_root(const char *root);
 /* The cgroup mount in use. */
 const char *knob_workload_cgroup_root(void);
 
+/* Sets the bus unit knobs are read and written through (the daemon's
+ * system bus connection; a reference is taken), or NULL: unit knobs are
+ * -ENOTCONN until one is set. */
+void knob_workload_set_system_bus(sd_bus *bus);
+
 /* Formats the key of tid's affinity into buf (size bytes).  Returns buf. */
 char *knob_task_key(pid_t tid, uint64_t start_time, char *buf, size_t size);
 /* Formats the key of the cpuset.cpus of the cgroup at the absolute
@@ -58,22 +75,32 @@ char *knob_task_key(pid_t tid, uint64_t start_time, char *buf, size_t size);
  * normal), -ENAMETOOLONG. */
 int knob_cgroup_key(const char *dir, char *buf, size_t size);
 
+/* Formats the key of unit's AllowedCPUs into buf.  Returns 0, -EINVAL (a
+ * name pin_target_parse() refuses, or a type without a cgroup),
+ * -ENAMETOOLONG. */
+int knob_unit_key(const char *unit, char *buf, size_t size);
+
 /* Parses a key of this file.  Returns 0, or -EINVAL for anything else
  * (a cgroup path outside the mount, with "." or ".." components, "//", or
- * not ending in /cpuset.cpus). */
+ * not ending in /cpuset.cpus; a unit name as knob_unit_key() refuses). */
 int knob_workload_parse(const char *key, WorkloadKnob *ret);
 
-/* Returns true for a CPU list value ("" only for a cgroup). */
+/* Returns true for a CPU list value ("" only for a cgroup or a unit). */
 bool knob_workload_value_valid(const WorkloadKnob *k, const char *value);
 
 /* Reads the knob's current value (a CPU list) into buf.  Returns 0,
  * -ENOENT when it is gone (the thread exited or its TID now names another
- * thread; the cgroup was removed), or another negative errno. */
+ * thread; the cgroup was removed; the unit is not loaded now, which a
+ * write may still reach: SetUnitProperties loads a unit that exists on
+ * disk), -ENOTCONN for a unit without a bus set, or another negative
+ * errno (a unit's: those of systemd-unit.h, -EHOSTUNREACH without systemd
+ * on the bus). */
 int knob_workload_read(const WorkloadKnob *k, char *buf, size_t size);
 
-/* Writes value.  Returns 0, -ENOENT when the knob is gone, -EINVAL for a
- * value the kernel refuses (no online CPU in it), or another negative
- * errno. */
+/* Writes value.  Returns 0, -ENOENT when the knob is gone (a unit that
+ * does not exist), -EINVAL for a value the kernel or systemd refuses (no
+ * online CPU in it), -ENOTCONN for a unit without a bus set, or another
+ * negative errno. */
 int knob_workload_write(const WorkloadKnob *k, const char *value);
 
 /* The affinity of thread tid as a CpuSet.  Returns 0 or -errno. */

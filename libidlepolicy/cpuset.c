@@ -164,3 +164,32 @@ int cpuset_format(const CpuSet *s, char *buf, size_t size) {
         }
         return 0;
 }
+
+int cpuset_to_mask(const CpuSet *s, uint8_t *buf, size_t size, size_t *ret_len) {
+        size_t len = (cpuset_span(s) + 7u) / 8u;
+
+        if (len > size)
+                return -ENOBUFS;
+        memset(buf, 0, len);
+        CPUSET_FOREACH(cpu, s)
+                buf[cpu / 8] |= (uint8_t) (1u << (cpu % 8));
+        *ret_len = len;
+        return 0;
+}
+
+int cpuset_from_mask(const uint8_t *mask, size_t len, CpuSet *ret) {
+        CpuSet s;
+
+        cpuset_clear(&s);
+        for (size_t i = 0; i < len; i++) {
+                if (mask[i] == 0)
+                        continue;
+                if (i >= CPUSET_MASK_MAX)
+                        return -ERANGE;
+                for (unsigned bit = 0; bit < 8; bit++)
+                        if (mask[i] & (1u << bit))
+                                cpuset_add(&s, (unsigned) i * 8u + bit);
+        }
+        *ret = s;
+        return 0;
+}

@@ -12,6 +12,8 @@
 #include "errinfo.h"
 
 #define CPUSET_MAX 8192u
+/* The bytes of a mask of CPUSET_MAX CPUs (cpuset_to_mask). */
+#define CPUSET_MASK_MAX (CPUSET_MAX / 8u)
 
 typedef struct CpuSet {
         uint64_t bits[CPUSET_MAX / 64];
@@ -37,3 +39,16 @@ int cpuset_parse(const char *text, CpuSet *ret, ErrorInfo *e);
 
 /* Formats as "0-3,5" into buf.  Returns 0 or -ENOBUFS. */
 int cpuset_format(const CpuSet *s, char *buf, size_t size);
+
+/* The mask systemd's AllowedCPUs= travels as on D-Bus (type "ay", and
+ * sched_setaffinity's cpu_set_t on little-endian machines): byte i holds
+ * CPUs 8i..8i+7, bit N of the whole = CPU N.  cpuset_to_mask writes the
+ * shortest mask (no trailing zero bytes; none at all for an empty set)
+ * into buf (size bytes; CPUSET_MASK_MAX always suffice) and its length
+ * into *ret_len.  Returns 0 or -ENOBUFS (*ret_len untouched). */
+int cpuset_to_mask(const CpuSet *s, uint8_t *buf, size_t size, size_t *ret_len);
+
+/* Reads such a mask of len bytes (systemd may send trailing zero bytes
+ * beyond CPUSET_MAX).  Returns 0, or -ERANGE for a CPU >= CPUSET_MAX (*ret
+ * untouched). */
+int cpuset_from_mask(const uint8_t *mask, size_t len, CpuSet *ret);

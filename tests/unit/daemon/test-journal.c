@@ -8,21 +8,12 @@
 
 #include "fileio.h"
 #include "journal.h"
+#include "journal-test.h"
 #include "knob.h"
 #include "log.h"
 #include "unit.h"
 
 #define DISABLE(cpu, state) "sys/devices/system/cpu/cpu" #cpu "/cpuidle/state" #state "/disable"
-
-/* A journal in t's own runtime directory (t->path/run), for root t->path. */
-static Journal *open_journal(const FakeTree *t) {
-        char rt[512];
-        Journal *j = NULL;
-
-        snprintf(rt, sizeof(rt), "%s/run", t->path);
-        ck_assert_int_eq(journal_open(rt, t->path, &j), 0);
-        return j;
-}
 
 static void write_journal_file(const FakeTree *t, const char *body) {
         ck_assert_int_eq(faketree_write(t->fd, "run/" JOURNAL_FILE, "# idlepolicyd restore journal v1 root=%s\n%s",
@@ -104,7 +95,7 @@ static void *switch_slowly(void *arg) {
 
 START_TEST(test_vanished_directory_is_waited_for) {
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         Switcher sw = { .root_fd = t->fd, .after_usec = 100 * 1000 };
         ErrorInfo e = {};
         pthread_t thread;
@@ -124,7 +115,7 @@ END_TEST
 
 START_TEST(test_vanished_directory_kept_until_back) {
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         ErrorInfo e = {};
         size_t n;
 
@@ -151,7 +142,7 @@ END_TEST
 
 START_TEST(test_offline_cpu_forgotten) {
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         ErrorInfo e = {};
         size_t n;
 
@@ -191,7 +182,7 @@ START_TEST(test_restore_during_switch_storm) {
 
         ck_assert_int_eq(pthread_create(&thread, NULL, switch_storm, &storm), 0);
         for (unsigned round = 0; round < 40; round++) {
-                Journal *j = open_journal(t);
+                Journal *j = journal_test_open(t);
                 ErrorInfo e = {};
                 char path[KNOB_PATH_MAX], old[8];
                 int r;
@@ -224,7 +215,7 @@ END_TEST
 
 START_TEST(test_governor_not_offered_never_written) {
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         ErrorInfo e = {};
 
         write_journal_file(t, SYSFS_CPUIDLE_GOVERNOR " ../../../etc/passwd\n" SYSFS_CPUIDLE_GOVERNOR " menu\n");
@@ -233,7 +224,7 @@ START_TEST(test_governor_not_offered_never_written) {
         assert_knob(t, SYSFS_CPUIDLE_GOVERNOR, "ladder");
         journal_free(j);
 
-        j = open_journal(t);
+        j = journal_test_open(t);
         write_journal_file(t, SYSFS_CPUIDLE_GOVERNOR " menu\n");
         ck_assert_int_eq(journal_replay(j, t->fd), 1);
         assert_knob(t, SYSFS_CPUIDLE_GOVERNOR, "menu");
@@ -244,7 +235,7 @@ END_TEST
 
 static void replay_secret(void *arg) {
         const FakeTree *t = arg;
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
 
         ck_assert_int_eq(journal_replay(j, t->fd), 1);
         journal_free(j);
@@ -275,7 +266,7 @@ typedef struct Refusal {
 
 static void replay_refused(void *arg) {
         const Refusal *x = arg;
-        Journal *j = open_journal(x->t);
+        Journal *j = journal_test_open(x->t);
         size_t n;
 
         ck_assert_int_eq(journal_replay(j, x->t->fd), x->want);
@@ -322,7 +313,7 @@ END_TEST
 
 START_TEST(test_rewrite_does_not_leak_fds) {
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         unsigned before;
 
         /* One knob that cannot be written back (a directory where the file
@@ -359,7 +350,7 @@ START_TEST(test_big_journal) {
         len += (size_t) snprintf(body + len, cap - len, "sys/devices/system/cpu/cpu100/cpuidle/state0/disable 1\n");
         write_journal_file(t, body);
         free(body);
-        j = open_journal(t);
+        j = journal_test_open(t);
         /* The first 100 000 are taken, and the first original of a knob wins. */
         ck_assert_int_eq(journal_replay(j, t->fd), 100000);
         entries = journal_entries(j, &n);
@@ -372,7 +363,7 @@ END_TEST
 
 START_TEST(test_forget_and_find_many) {
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         char path[KNOB_PATH_MAX], *paths[3];
         size_t n;
 

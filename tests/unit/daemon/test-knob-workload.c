@@ -2,7 +2,9 @@
 /* The workload knobs (knob-workload.h): a real child process's affinity
  * and a cgroup's cpuset.cpus in a temporary cgroup root, recorded in the
  * restore journal and put back by a restore and by the next start's
- * replay; a thread that is gone or whose TID was reused is never touched. */
+ * replay; a thread that is gone or whose TID was reused is never touched;
+ * unit keys, and unit knobs kept while there is no bus (the bus itself:
+ * test-systemd-unit.c). */
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,19 +12,11 @@
 #include "cpuset.h"
 #include "fileio.h"
 #include "journal.h"
+#include "journal-test.h"
 #include "knob-workload.h"
 #include "log.h"
 #include "pin-proc.h"
 #include "unit.h"
-
-static Journal *open_journal(const FakeTree *t) {
-        char rt[512];
-        Journal *j = NULL;
-
-        snprintf(rt, sizeof(rt), "%s/run", t->path);
-        ck_assert_int_eq(journal_open(rt, t->path, &j), 0);
-        return j;
-}
 
 /* A child that sleeps until killed. */
 static pid_t sleeper(void) {
@@ -112,7 +106,7 @@ END_TEST
 START_TEST(test_task_affinity_restored) {
         pid_t pid = sleeper();         /* before the journal: a child keeps no lock */
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         char key[64], orig[256], now[256];
         ErrorInfo e = {};
         size_t n;
@@ -138,7 +132,7 @@ END_TEST
 START_TEST(test_task_affinity_replayed) {
         pid_t pid = sleeper();         /* before the journal: a child keeps no lock */
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         char key[64], orig[256], now[256];
 
         task_key(pid, key, sizeof(key));
@@ -146,7 +140,7 @@ START_TEST(test_task_affinity_replayed) {
         ck_assert_int_eq(journal_record(j, key, orig), 1);
         set_affinity(pid, "0");
         journal_free(j);                /* as if killed: the file stays */
-        j = open_journal(t);
+        j = journal_test_open(t);
         ck_assert_int_eq(journal_replay(j, t->fd), 1);
         affinity_str(pid, now, sizeof(now));
         ck_assert_str_eq(now, orig);
@@ -160,7 +154,7 @@ END_TEST
 START_TEST(test_task_gone_or_reused) {
         pid_t pid = sleeper(), dead = sleeper();
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         char key[64], other[64], now[256];
         ErrorInfo e = {};
         size_t n;
@@ -187,7 +181,7 @@ END_TEST
  * forgotten. */
 START_TEST(test_cgroup_cpus_restored) {
         FakeTree *t = unit_tree(NULL);
-        Journal *j = open_journal(t);
+        Journal *j = journal_test_open(t);
         char root[512], dir[600], key[700], buf[64];
         ErrorInfo e = {};
         size_t n;
@@ -221,6 +215,62 @@ START_TEST(test_cgroup_cpus_restored) {
 }
 END_TEST
 
+/* unit:NAME keys: pin-target.h's names of a type with a cgroup; "" is a
+ * value ("not set"). */
+START_TEST(test_unit_keys) {
+        static const char *const bad[] = {
+                "unit:", "unit:foo", "unit:foo.target", "unit:foo.timer", "unit:foo@.service", "unit:a b.service",
+                "unit:foo.service\n", "unit:/foo.service", "unit:.service",
+        };
+        WorkloadKnob k;
+        char buf[300];
+
+        ck_assert_int_eq(knob_workload_parse("unit:postgresql.service", &k), 0);
+        ck_assert_int_eq(k.kind, WORKLOAD_KNOB_UNIT);
+        ck_assert_str_eq(k.unit, "postgresql.service");
+        ck_assert(knob_workload_value_valid(&k, ""));
+        ck_assert(knob_workload_value_valid(&k, "0-1,4"));
+        ck_assert(!knob_workload_value_valid(&k, "0-1 "));
+        ck_assert_int_eq(knob_workload_parse("unit:getty@tty1.service", &k), 0);
+        ck_assert_int_eq(knob_workload_parse("unit:user-1000.slice", &k), 0);
+        ck_assert_int_eq(knob_workload_parse("unit:run-u12.scope", &k), 0);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                ck_assert_msg(knob_workload_parse(bad[i], &k) == -EINVAL, "%s accepted", bad[i]);
+        ck_assert_int_eq(knob_unit_key("foo.service", buf, sizeof(buf)), 0);
+        ck_assert_str_eq(buf, "unit:foo.service");
+        ck_assert_int_eq(knob_unit_key("foo.target", buf, sizeof(buf)), -EINVAL);
+        ck_assert_int_eq(knob_unit_key("foo.service", buf, 8), -ENAMETOOLONG);
+}
+END_TEST
+
+/* Without a bus a unit knob is "not now": a restore keeps it, without
+ * failing, and so does the next start's replay; it is never forgotten. */
+START_TEST(test_unit_kept_without_bus) {
+        FakeTree *t = unit_tree(NULL);
+        Journal *j = journal_test_open(t);
+        ErrorInfo e = {};
+        WorkloadKnob k;
+        char buf[64];
+        size_t n;
+
+        knob_workload_set_system_bus(NULL);
+        ck_assert_int_eq(knob_workload_parse("unit:foo.service", &k), 0);
+        ck_assert_int_eq(knob_workload_read(&k, buf, sizeof(buf)), -ENOTCONN);
+        ck_assert_int_eq(knob_workload_write(&k, "0"), -ENOTCONN);
+        ck_assert_int_eq(journal_record(j, "unit:foo.service", ""), 1);
+        ck_assert_int_eq(journal_record(j, "unit:bar.service", "0-1"), 1);
+        ck_assert_int_eq(journal_restore(j, t->fd, &e), 0);
+        journal_entries(j, &n);
+        ck_assert_uint_eq(n, 2);
+        journal_free(j);                /* as if killed */
+        j = journal_test_open(t);
+        ck_assert_int_eq(journal_replay(j, t->fd), 2);
+        ck_assert_str_eq(journal_original(j, "unit:foo.service"), "");
+        ck_assert_str_eq(journal_original(j, "unit:bar.service"), "0-1");
+        journal_free(j);
+}
+END_TEST
+
 /* Journal lines of the workload kinds that are not valid are corrupt:
  * skipped, never acted on. */
 START_TEST(test_bad_lines_skipped) {
@@ -233,8 +283,10 @@ START_TEST(test_bad_lines_skipped) {
                                         "task:1:1 0-1;reboot\n"
                                         "cgroup:/etc/shadow 0\n"
                                         "cgroup:/sys/fs/cgroup/../../etc/cpuset.cpus 0\n"
-                                        "task:1 0\n", t->path), 0);
-        j = open_journal(t);
+                                        "task:1 0\n"
+                                        "unit:foo.target 0\n"
+                                        "unit:foo.service x\n", t->path), 0);
+        j = journal_test_open(t);
         ck_assert_int_eq(journal_replay(j, t->fd), 0);
         journal_entries(j, &n);
         ck_assert_uint_eq(n, 0);
@@ -252,6 +304,8 @@ static Suite *workload_suite(void) {
         tcase_add_test(tc, test_task_gone_or_reused);
         tcase_add_test(tc, test_cgroup_cpus_restored);
         tcase_add_test(tc, test_bad_lines_skipped);
+        tcase_add_test(tc, test_unit_keys);
+        tcase_add_test(tc, test_unit_kept_without_bus);
         return s;
 }
 

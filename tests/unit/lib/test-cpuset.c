@@ -140,6 +140,52 @@ START_TEST(test_add_remove_next) {
 }
 END_TEST
 
+/* AllowedCPUs's "ay": bit N = CPU N, little-endian bytes, shortest. */
+START_TEST(test_mask) {
+        uint8_t buf[CPUSET_MASK_MAX], big[CPUSET_MASK_MAX + 16] = {};
+        static const uint8_t two[] = { 0x03 }, wide[] = { 0x01, 0x00, 0x80, 0x00, 0x00 };
+        size_t len = 99;
+        CpuSet s, t;
+
+        ck_assert_int_eq(cpuset_parse("0-1", &s, NULL), 0);
+        ck_assert_int_eq(cpuset_to_mask(&s, buf, sizeof(buf), &len), 0);
+        ck_assert_uint_eq(len, 1);
+        ck_assert_uint_eq(buf[0], 0x03);
+
+        ck_assert_int_eq(cpuset_parse("0,23,8191", &s, NULL), 0);
+        ck_assert_int_eq(cpuset_to_mask(&s, buf, sizeof(buf), &len), 0);
+        ck_assert_uint_eq(len, CPUSET_MASK_MAX);
+        ck_assert_uint_eq(buf[0], 0x01);
+        ck_assert_uint_eq(buf[2], 0x80);
+        ck_assert_uint_eq(buf[CPUSET_MASK_MAX - 1], 0x80);
+        ck_assert_int_eq(cpuset_from_mask(buf, len, &t), 0);
+        ck_assert(cpuset_equal(&s, &t));
+        ck_assert_int_eq(cpuset_to_mask(&s, buf, 3, &len), -ENOBUFS);
+        ck_assert_uint_eq(len, CPUSET_MASK_MAX);
+
+        cpuset_clear(&s);
+        ck_assert_int_eq(cpuset_to_mask(&s, buf, 0, &len), 0);
+        ck_assert_uint_eq(len, 0);
+        ck_assert_int_eq(cpuset_from_mask(NULL, 0, &t), 0);
+        ck_assert_uint_eq(cpuset_count(&t), 0);
+
+        ck_assert_int_eq(cpuset_from_mask(two, sizeof(two), &t), 0);
+        ck_assert_int_eq(cpuset_parse("0-1", &s, NULL), 0);
+        ck_assert(cpuset_equal(&s, &t));
+        ck_assert_int_eq(cpuset_from_mask(wide, sizeof(wide), &t), 0);      /* trailing zeros */
+        ck_assert_int_eq(cpuset_parse("0,23", &s, NULL), 0);
+        ck_assert(cpuset_equal(&s, &t));
+
+        /* zeros beyond CPUSET_MAX are fine, a CPU there is not */
+        big[0] = 0x02;
+        ck_assert_int_eq(cpuset_from_mask(big, sizeof(big), &t), 0);
+        ck_assert(cpuset_contains(&t, 1) && cpuset_count(&t) == 1);
+        big[CPUSET_MASK_MAX] = 0x01;
+        ck_assert_int_eq(cpuset_from_mask(big, sizeof(big), &t), -ERANGE);
+        ck_assert(cpuset_contains(&t, 1) && cpuset_count(&t) == 1);        /* untouched */
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("cpuset");
         TCase *tc = unit_tcase(s, "core");
@@ -150,5 +196,6 @@ int main(void) {
         tcase_add_test(tc, test_format);
         tcase_add_test(tc, test_format_nobufs);
         tcase_add_test(tc, test_add_remove_next);
+        tcase_add_test(tc, test_mask);
         return unit_run(s);
 }
