@@ -39,15 +39,32 @@ int manager_pins_refresh(Manager *m) {
  * ended go back to the machine's plan at once. */
 static void on_pins_changed(void *userdata) {
         Manager *m = userdata;
+        _cleanup_free_ const Profile **before = calloc(m->n_cpu_choices + 1, sizeof(Profile *));
+        unsigned n_before = m->n_cpu_choices;
+        bool moved;
         uint64_t now;
 
+        if (!before) {
+                (void) sd_event_exit(m->event, log_oom());
+                return;
+        }
+        for (unsigned cpu = 0; cpu < n_before; cpu++)
+                before[cpu] = m->cpu_choices[cpu].profile;
         if (manager_pins_refresh(m) == -ENOMEM) {
                 (void) sd_event_exit(m->event, log_oom());
                 return;
         }
         if (m->events.pins_changed)
                 m->events.pins_changed(m);
-        if (m->tick_source && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0 &&
+        /* A rule that took one more process with the same CPUs changes no
+         * CPU's profile: no early tick (execs may come by the thousand). */
+        moved = n_before != m->n_cpu_choices;
+        for (unsigned cpu = 0; !moved && cpu < n_before; cpu++)
+                moved = before[cpu] != m->cpu_choices[cpu].profile;
+        if (!moved)
+                return;
+        /* Before the first rates (start-up) the next tick is the first. */
+        if (m->tick_source && m->sampling && m->sampling->has_rates && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0 &&
             sd_event_source_set_time(m->tick_source, now) >= 0)
                 (void) sd_event_source_set_enabled(m->tick_source, SD_EVENT_ONESHOT);
 }
