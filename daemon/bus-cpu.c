@@ -8,6 +8,7 @@
 #include "fileio.h"
 #include "knob.h"
 #include "manager.h"
+#include "manager-policy.h"
 #include "policy-step.h"
 
 /* Returns buf. */
@@ -299,6 +300,20 @@ static int property_get_calibrated_entry(sd_bus *bus, const char *path, const ch
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
+/* The profile in force on the CPU (Profile) and where it comes from
+ * (ProfileSource: "machine", "pin …", "hold …"); a CPU the pins have not
+ * been resolved for runs the machine's. */
+static int property_get_profile(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        unsigned cpu = path_cpu(m, path);
+        const CpuProfileChoice *c = cpu < m->n_cpu_choices ? &m->cpu_choices[cpu] : NULL;
+
+        if (strcmp(property, "ProfileSource") == 0)
+                return sd_bus_message_append(reply, "s", c ? c->source : "machine");
+        return sd_bus_message_append(reply, "s", (c && c->profile ? c->profile : manager_profile(m))->name);
+}
+
 static const sd_bus_vtable cpu_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Index", "u", property_get_index, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -323,6 +338,8 @@ static const sd_bus_vtable cpu_vtable[] = {
         SD_BUS_PROPERTY("PollSuccess", "d", property_get_poll_success, 0, 0),
         SD_BUS_PROPERTY("Calibrated", "a(uuuub)", property_get_calibrated, 0, 0),
         SD_BUS_PROPERTY("CalibratedEntry", "a(uuua(ui))", property_get_calibrated_entry, 0, 0),
+        SD_BUS_PROPERTY("Profile", "s", property_get_profile, 0, 0),
+        SD_BUS_PROPERTY("ProfileSource", "s", property_get_profile, 0, 0),
         SD_BUS_VTABLE_END,
 };
 

@@ -6,7 +6,7 @@
 
 #include "manager.h"
 
-/* Connects to the system bus, registers the Manager and CPU objects, the
+/* Connects to the system bus, registers the Manager, CPU and pin objects, the
  * object manager and the manager's event callbacks, attaches to m->event
  * and takes the name.  Returns 0 or a negative errno (logged). */
 int bus_connect(Manager *m);
