@@ -31,6 +31,7 @@ typedef struct Args {
         const char *profile_override_dir;
         const char *calibrate_helper;
         const char *cgroup_root;
+        const char *pins_dir;
         int mode;                   /* a DaemonMode, or -1 */
 } Args;
 
@@ -51,9 +52,10 @@ static void help(void) {
                "     --calibrate-helper=PATH\n"
                "                          The measuring helper (default: %s)\n"
                "     --cgroup-root=DIR    The cgroup mount cgroup: pins are relative to\n"
-               "                          (default: /sys/fs/cgroup)\n",
+               "                          (default: /sys/fs/cgroup)\n"
+               "     --pins-dir=DIR       The administrator's pin rules (default: %s)\n",
                program_invocation_short_name, CONFIG_FILE, RUNTIME_DIR,
-               CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX, STATE_DIR, PROFILE_DIR, PROFILE_OVERRIDE_DIR, CALIBRATE_PATH);
+               CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX, STATE_DIR, PROFILE_DIR, PROFILE_OVERRIDE_DIR, CALIBRATE_PATH, PINS_DIR);
 }
 
 enum { ARG_VERSION = 0x100, ARG_TICK_USEC, ARG_MODE, ARG_STRING };
@@ -71,6 +73,7 @@ static const struct {
         { "profile-override-dir", offsetof(Args, profile_override_dir) },
         { "calibrate-helper",     offsetof(Args, calibrate_helper)     },
         { "cgroup-root",          offsetof(Args, cgroup_root)          },
+        { "pins-dir",             offsetof(Args, pins_dir)             },
 };
 #define N_STRING_OPTIONS (sizeof(string_options) / sizeof(string_options[0]))
 
@@ -87,6 +90,7 @@ static const struct option options[] = {
         { "profile-override-dir", required_argument, NULL, ARG_STRING + 5 },
         { "calibrate-helper",     required_argument, NULL, ARG_STRING + 6 },
         { "cgroup-root",          required_argument, NULL, ARG_STRING + 7 },
+        { "pins-dir",             required_argument, NULL, ARG_STRING + 8 },
         {}
 };
 
@@ -178,6 +182,7 @@ static int run(const Args *a, const char *root) {
                 .profile_dir = a->profile_dir,
                 .profile_override_dir = a->profile_override_dir,
                 .calibrate_helper = a->calibrate_helper,
+                .pins_dir = a->pins_dir,
                 .mode = a->mode,
                 .connect_bus = bus_connect,
         };

@@ -98,6 +98,8 @@ int manager_pins_start(Manager *m) {
         if (r < 0)
                 return log_oom();
         r = pins_load(m->pins);
+        if (r >= 0)
+                r = pins_load_rules(m->pins, m->pins_dir);
         if (r < 0)
                 return log_oom();
         return manager_pins_refresh(m) < 0 ? log_oom() : 0;

@@ -29,6 +29,7 @@ int manager_policy_init(Manager *m, const ManagerOptions *o) {
         if (strdup_or(&m->profile_dir, o->profile_dir, BUILTIN_PROFILE_DIR) < 0 ||
             strdup_or(&m->profile_override_dir, o->profile_override_dir, PROFILE_OVERRIDE_DIR) < 0 ||
             strdup_or(&m->calibrate_helper, o->calibrate_helper, CALIBRATE_PATH) < 0 ||
+            strdup_or(&m->pins_dir, o->pins_dir, PINS_DIR) < 0 ||
             strdup_or(&m->state_dir, o->state_dir, m->config.state_directory[0] ? m->config.state_directory : STATE_DIR) < 0 ||
             overrides_new(&m->overrides) < 0)
                 return log_oom();
@@ -46,6 +47,7 @@ void manager_policy_free(Manager *m) {
         free(m->profile_dir);
         free(m->profile_override_dir);
         free(m->calibrate_helper);
+        free(m->pins_dir);
         free(m->state_dir);
 }
 

@@ -50,6 +50,7 @@ typedef struct ManagerOptions {
         const char *profile_dir;     /* NULL: PROFILE_DIR/profiles */
         const char *profile_override_dir; /* NULL: /etc/idlepolicy/profiles.d */
         const char *calibrate_helper;     /* NULL: CALIBRATE_PATH */
+        const char *pins_dir;             /* NULL: PINS_DIR (the administrator's pin rules) */
         int mode;                    /* a DaemonMode, or -1: persisted, else configured */
         int (*connect_bus)(Manager *m);   /* the last start-up phase; NULL: no bus */
 } ManagerOptions;
@@ -98,6 +99,7 @@ struct Manager {
          * give, recomputed before every policy step and whenever a pin or
          * hold comes or goes. */
         Pins *pins;
+        char *pins_dir;
         CpuProfileChoice *cpu_choices;
         unsigned n_cpu_choices;
 };

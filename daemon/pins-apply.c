@@ -3,9 +3,9 @@
  * cpuset.cpus does; every original goes into the restore journal before
  * the first change (knob-workload.h) and comes back when the pin ends.  A
  * watcher ends the pin with its workload: a pidfd for a process,
- * cgroup.events (or polling cgroup.procs on v1) for a cgroup.  The end is
- * run from a deferred event source, never inside the watcher's callback
- * or inside the call that made the pin. */
+ * cgroup.events (or polling cgroup.procs on v1) for a cgroup.  A watcher
+ * only marks its pin and enables Pins.ends: pins.c ends it from the loop,
+ * never inside the watcher's callback or inside the call that made it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -41,7 +41,7 @@ PinRuntime *pins_runtime(Pins *p, uint32_t id, bool create) {
 }
 
 /* Frees rt's watcher and keys and drops it from p. */
-static void runtime_free(Pins *p, PinRuntime *rt) {
+void pins_runtime_free(Pins *p, PinRuntime *rt) {
         for (size_t i = 0; i < p->n_runtimes; i++)
                 if (p->runtimes[i] == rt)
                         p->runtimes[i] = p->runtimes[--p->n_runtimes];
@@ -50,31 +50,37 @@ static void runtime_free(Pins *p, PinRuntime *rt) {
         for (size_t k = 0; k < rt->n_keys; k++)
                 free(rt->keys[k]);
         free(rt->keys);
+        free(rt->key_pids);
         free(rt);
 }
 
 void pins_runtimes_free(Pins *p) {
         while (p->n_runtimes > 0)
-                runtime_free(p, p->runtimes[0]);
+                pins_runtime_free(p, p->runtimes[0]);
         free(p->runtimes);
         p->runtimes = NULL;
 }
 
-/* Returns 0 or -ENOMEM. */
-static int runtime_add_key(PinRuntime *rt, const char *key) {
+/* Returns 0 or -ENOMEM.  pid: the process the key belongs to (0: none,
+ * a cgroup's). */
+static int runtime_add_key(PinRuntime *rt, const char *key, pid_t pid) {
         char *k = strdup(key);
+        size_t allocated = rt->n_allocated;
 
-        if (!k || array_reserve_one((void **) &rt->keys, rt->n_keys, &rt->n_allocated, sizeof(char *)) < 0) {
+        if (!k || array_reserve_one((void **) &rt->keys, rt->n_keys, &rt->n_allocated, sizeof(char *)) < 0 ||
+            array_reserve_one((void **) &rt->key_pids, rt->n_keys, &allocated, sizeof(pid_t)) < 0) {
                 free(k);
                 return -ENOMEM;
         }
+        rt->key_pids[rt->n_keys] = pid;
         rt->keys[rt->n_keys++] = k;
         return 0;
 }
 
 /* Journals key's original (a CPU list) before the first change.  Returns
  * 0 or -EIO with e set. */
-static int pin_journal_original(Pins *p, PinRuntime *rt, const char *key, const CpuSet *orig, ErrorInfo *e) {
+static int pin_journal_original(Pins *p, PinRuntime *rt, const char *key, pid_t pid, const CpuSet *orig,
+                                ErrorInfo *e) {
         _cleanup_free_ char *list = malloc(KNOB_CPULIST_MAX);
         int r;
 
@@ -84,15 +90,38 @@ static int pin_journal_original(Pins *p, PinRuntime *rt, const char *key, const 
         if (r >= 0)
                 r = journal_record(p->ctx.journal, key, list);
         if (r >= 0)
-                r = runtime_add_key(rt, key);
+                r = runtime_add_key(rt, key, pid);
         if (r < 0)
                 return errinfo_set(e, -EIO, "Failed to journal the original of %s: %s", key, strerror(-r));
         return 0;
 }
 
+/* Forgets the keys of process pid (it exited: its threads are gone, and so
+ * is what there was to put back). */
+void pins_runtime_forget_process(Pins *p, PinRuntime *rt, pid_t pid) {
+        _cleanup_free_ char **gone = calloc(rt->n_keys + 1, sizeof(char *));
+        size_t n = 0, kept = 0;
+
+        if (!gone)
+                return;
+        for (size_t i = 0; i < rt->n_keys; i++) {
+                if (rt->key_pids[i] == pid) {
+                        gone[n++] = rt->keys[i];
+                        continue;
+                }
+                rt->key_pids[kept] = rt->key_pids[i];
+                rt->keys[kept++] = rt->keys[i];
+        }
+        rt->n_keys = kept;
+        if (n > 0 && journal_forget(p->ctx.journal, gone, n) < 0)
+                log_warning("Failed to drop the exited process %d from the restore journal, ignoring.", (int) pid);
+        for (size_t i = 0; i < n; i++)
+                free(gone[i]);
+}
+
 /* Journals the affinity of thread tid and sets cpus.  A thread gone
  * meanwhile is skipped.  Returns 0 or a negative errno with e set. */
-static int task_pin(Pins *p, PinRuntime *rt, pid_t tid, const CpuSet *cpus, ErrorInfo *e) {
+static int task_pin(Pins *p, PinRuntime *rt, pid_t pid, pid_t tid, const CpuSet *cpus, ErrorInfo *e) {
         char key[64];
         ProcStat st;
         CpuSet cur;
@@ -105,7 +134,7 @@ static int task_pin(Pins *p, PinRuntime *rt, pid_t tid, const CpuSet *cpus, Erro
                 return 0;
         if (r < 0)
                 return errinfo_set(e, -EIO, "Failed to read thread %d: %s", (int) tid, strerror(-r));
-        r = pin_journal_original(p, rt, knob_task_key(tid, st.start_time, key, sizeof(key)), &cur, e);
+        r = pin_journal_original(p, rt, knob_task_key(tid, st.start_time, key, sizeof(key)), pid, &cur, e);
         if (r < 0)
                 return r;
         r = task_affinity_set(tid, cpus);
@@ -117,25 +146,41 @@ static int task_pin(Pins *p, PinRuntime *rt, pid_t tid, const CpuSet *cpus, Erro
         return 0;
 }
 
+/* Returns 0, -ESRCH (the process is gone) or a negative errno with e set. */
+int pins_pin_process(Pins *p, PinRuntime *rt, pid_t pid, const CpuSet *cpus, ErrorInfo *e) {
+        _cleanup_free_ pid_t *tids = NULL;
+        size_t n = 0;
+        int r;
+
+        r = proc_list_tasks(p->host_fd, pid, &tids, &n);
+        if (r < 0)
+                return r == -ESRCH ? r : errinfo_set(e, -EIO, "Failed to list the threads of %d: %s", (int) pid,
+                                                      strerror(-r));
+        for (size_t i = 0; i < n; i++) {
+                r = task_pin(p, rt, pid, tids[i], cpus, e);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static void on_process_exit(pid_t pid, void *userdata) {
         PinRuntime *rt = userdata;
 
         rt->ended = "the process exited";
-        pins_schedule_ends(rt->owner);
+        (void) sd_event_source_set_enabled(rt->owner->ends, SD_EVENT_ONESHOT);
 }
 
 static void on_cgroup_empty(const char *path, void *userdata) {
         PinRuntime *rt = userdata;
 
         rt->ended = "the cgroup is empty";
-        pins_schedule_ends(rt->owner);
+        (void) sd_event_source_set_enabled(rt->owner->ends, SD_EVENT_ONESHOT);
 }
 
 /* Returns 0 or a named negative errno with e set. */
 static int apply_pid(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
-        _cleanup_free_ pid_t *tids = NULL;
         pid_t pid = pin->target.pid;
-        size_t n = 0;
         ProcStat st;
         int r;
 
@@ -160,11 +205,10 @@ static int apply_pid(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
         if (r < 0)
                 return errinfo_set(e, r == -ESRCH ? -ERRNO_NO_SUCH_PROCESS : r, "Failed to watch process %d: %s",
                                    (int) pid, strerror(-r));
-        r = proc_list_tasks(p->host_fd, pid, &tids, &n);
-        if (r < 0)
-                return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No process %d", (int) pid);
-        for (size_t i = 0; pin->cpus_given && i < n; i++) {
-                r = task_pin(p, rt, tids[i], &pin->cpus, e);
+        if (pin->cpus_given) {
+                r = pins_pin_process(p, rt, pid, &pin->cpus, e);
+                if (r == -ESRCH)
+                        return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No process %d", (int) pid);
                 if (r < 0)
                         return r;
         }
@@ -222,7 +266,7 @@ static int apply_cgroup(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
                 if (r >= 0)
                         r = journal_record(p->ctx.journal, key, cur);
                 if (r >= 0)
-                        r = runtime_add_key(rt, key);
+                        r = runtime_add_key(rt, key, 0);
                 if (r >= 0)
                         r = cpuset_format(&pin->cpus, want, KNOB_CPULIST_MAX);
                 if (r >= 0)
@@ -273,40 +317,6 @@ int pins_undo(Pins *p, uint32_t id, ErrorInfo *e) {
                 return 0;
         if (rt->n_keys > 0)
                 r = journal_restore_some(p->ctx.journal, p->ctx.root_fd, runtime_has_key, rt, e);
-        runtime_free(p, rt);
+        pins_runtime_free(p, rt);
         return r < 0 ? r : 0;
-}
-
-/* Ends every pin whose workload a watcher saw end. */
-static int on_ends(sd_event_source *s, void *userdata) {
-        Pins *p = userdata;
-
-        for (size_t i = 0; i < p->n_runtimes;) {
-                PinRuntime *rt = p->runtimes[i];
-
-                if (!rt->ended) {
-                        i++;
-                        continue;
-                }
-                uint32_t id = rt->id;
-
-                pins_workload_ended(p, id, rt->ended);          /* frees rt, moves the last one here */
-                rt = pins_runtime(p, id, false);
-                if (rt)                                         /* not a registered pin: just drop it */
-                        runtime_free(p, rt);
-        }
-        return 0;
-}
-
-void pins_schedule_ends(Pins *p) {
-        int r;
-
-        if (!p->ends) {
-                r = sd_event_add_defer(p->ctx.event, &p->ends, on_ends, p);
-                if (r < 0) {
-                        log_error_errno(r, "Failed to schedule the end of a pin: %m");
-                        return;
-                }
-        }
-        (void) sd_event_source_set_enabled(p->ends, SD_EVENT_ONESHOT);
 }

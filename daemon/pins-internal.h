@@ -6,6 +6,7 @@
 
 #include "cgroup-watch.h"
 #include "pins.h"
+#include "proc-events.h"
 #include "process-watch.h"
 
 /* A pin's life on the machine: its watcher and the journal keys of the
@@ -16,6 +17,7 @@ typedef struct PinRuntime {
         ProcessWatch *process;
         CgroupWatch *cgroup;
         char **keys;
+        pid_t *key_pids;              /* per key: the process it belongs to (0: none) */
         size_t n_keys, n_allocated;
         const char *ended;            /* the watcher saw the workload end: why (static) */
 } PinRuntime;
@@ -25,7 +27,9 @@ struct Pins {
         PinRegistry *registry;
         PinRuntime **runtimes;        /* each allocated on its own: watchers hold pointers */
         size_t n_runtimes, n_allocated;
-        sd_event_source *ends;        /* defer: ends the pins whose workload ended */
+        sd_event_source *ends;        /* defer, off until a watcher fires: pins.c ends the
+                                       * pins whose runtime says ended */
+        ProcEvents *events;           /* the proc connector, while an exec rule is active */
         int host_fd;                  /* "/": processes are always the host's */
 };
 
@@ -50,8 +54,12 @@ PinRuntime *pins_runtime(Pins *p, uint32_t id, bool create);
  * the originals). */
 void pins_runtimes_free(Pins *p);
 
-/* Runs the ends of the pins whose watcher fired, from the event loop. */
-void pins_schedule_ends(Pins *p);
+/* Frees rt's watcher and keys and drops it from p. */
+void pins_runtime_free(Pins *p, PinRuntime *rt);
 
-/* pins.c: a watcher saw the workload end. */
-void pins_workload_ended(Pins *p, uint32_t id, const char *why);
+/* Journals and sets the affinity of every thread of process pid.
+ * Returns 0, -ESRCH if it is gone, or a negative errno with e set. */
+int pins_pin_process(Pins *p, PinRuntime *rt, pid_t pid, const CpuSet *cpus, ErrorInfo *e);
+
+/* Forgets what rt journaled for process pid, which exited. */
+void pins_runtime_forget_process(Pins *p, PinRuntime *rt, pid_t pid);

@@ -11,23 +11,53 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "json-dir.h"
 #include "log.h"
 #include "macro.h"
 #include "pin-persist.h"
 #include "pins-internal.h"
+#include "pins-rules.h"
+
+static void pins_workload_ended(Pins *p, uint32_t id, const char *why);
+
+/* Ends every pin whose workload a watcher saw end (pins-apply.c marks
+ * them and enables this source). */
+static int on_ends(sd_event_source *s, void *userdata) {
+        Pins *p = userdata;
+
+        for (size_t i = 0; i < p->n_runtimes;) {
+                PinRuntime *rt = p->runtimes[i];
+                uint32_t id = rt->id;
+
+                if (!rt->ended) {
+                        i++;
+                        continue;
+                }
+                pins_workload_ended(p, id, rt->ended);          /* frees rt, moves the last one here */
+                rt = pins_runtime(p, id, false);
+                if (rt)                                         /* not a registered pin: just drop it */
+                        pins_runtime_free(p, rt);
+        }
+        return 0;
+}
 
 /* Returns 0 or -ENOMEM. */
 int pins_new(const PinsContext *c, Pins **ret) {
         Pins *p = calloc(1, sizeof(Pins));
+        int r;
 
         if (!p)
                 return -ENOMEM;
         p->ctx = *c;
+        p->host_fd = -1;
+        r = sd_event_add_defer(c->event, &p->ends, on_ends, p);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(p->ends, SD_EVENT_OFF);
         p->registry = pin_registry_new();
         p->host_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (!p->registry || p->host_fd < 0) {
+        if (r < 0 || !p->registry || p->host_fd < 0) {
                 pins_free(p);
-                return -ENOMEM;
+                return r < 0 ? r : -ENOMEM;
         }
         *ret = p;
         return 0;
@@ -37,6 +67,7 @@ int pins_new(const PinsContext *c, Pins **ret) {
 Pins *pins_free(Pins *p) {
         if (!p)
                 return NULL;
+        proc_events_free(p->events);
         pins_runtimes_free(p);
         sd_event_source_disable_unref(p->ends);
         pin_registry_free(p->registry);
@@ -109,7 +140,7 @@ static int make_spec(Pins *p, const char *target, const char *cpus, const char *
         r = pin_target_parse(target, &ret->target, e);
         if (r < 0)
                 return -ERRNO_INVALID_TARGET;
-        if (ret->target.kind != PIN_TARGET_PID && ret->target.kind != PIN_TARGET_CGROUP)
+        if (ret->target.kind == PIN_TARGET_UNIT)
                 return errinfo_set(e, -ERRNO_NOT_PINNABLE, "%s targets are not applied by this build yet",
                                    pin_target_kind_to_string(ret->target.kind));
         r = parse_cpus(p, cpus, &ret->cpus, e);
@@ -122,6 +153,14 @@ static int make_spec(Pins *p, const char *target, const char *cpus, const char *
         snprintf(ret->profile, sizeof(ret->profile), "%s", profile);
         snprintf(ret->reason, sizeof(ret->reason), "%s", reason ?: "");
         return 0;
+}
+
+/* Makes pin real: a rule follows processes, a pid or cgroup pin is
+ * applied.  Returns 0 or a named negative errno with e set. */
+static int pin_start(Pins *p, Pin *pin, ErrorInfo *e) {
+        if (pin_target_is_rule(&pin->target))
+                return pins_rules_start(p, pin, e);
+        return pins_apply(p, pin, e);
 }
 
 /* Returns 0 or a named negative errno with e set. */
@@ -143,12 +182,14 @@ int pins_pin(Pins *p, const char *target, const char *cpus, const char *profile,
                 return errinfo_set(e, r, "There are %d pins already", PIN_REGISTRY_PINS_MAX);
         if (r < 0)
                 return errinfo_set(e, r, "Failed to add the pin: %s", strerror(-r));
-        r = pins_apply(p, pin, e);
+        r = pin_start(p, pin, e);
         if (r < 0) {
                 (void) pin_registry_remove(p->registry, pin->id);
+                pins_rules_stop_unused(p);
                 return r;
         }
-        (void) pin_registry_set_state(p->registry, pin->id, PIN_STATE_ACTIVE);
+        if (!pin_target_is_rule(&pin->target))
+                (void) pin_registry_set_state(p->registry, pin->id, PIN_STATE_ACTIVE);
         *ret_id = pin->id;
         log_info("Pinned %s to CPUs %s with %s (pin %" PRIu32 ").", target, cpus[0] ? cpus : "as they are",
                  profile, pin->id);
@@ -166,6 +207,7 @@ static int pin_end(Pins *p, uint32_t id, const char *why, ErrorInfo *e) {
                 return errinfo_set(e, -ERRNO_NO_SUCH_PIN, "No pin %" PRIu32, id);
         r = pins_undo(p, id, e);
         (void) pin_registry_remove(p->registry, id);
+        pins_rules_stop_unused(p);
         log_info("Pin %" PRIu32 " ended: %s.", id, why);
         pins_save(p);
         if (p->ctx.released)
@@ -179,7 +221,7 @@ int pins_unpin(Pins *p, uint32_t id, ErrorInfo *e) {
         return pin_end(p, id, "unpinned", e);
 }
 
-void pins_workload_ended(Pins *p, uint32_t id, const char *why) {
+static void pins_workload_ended(Pins *p, uint32_t id, const char *why) {
         ErrorInfo e = {};
 
         if (pin_end(p, id, why, &e) < 0)
@@ -275,13 +317,14 @@ static bool reapply(Pins *p, Pin *pin) {
         if (!profile_set_find(p->ctx.profiles(p->ctx.userdata), pin->profile))
                 r = errinfo_set(&e, -ENOPKG, "profile \"%s\" is not loaded", pin->profile);
         else
-                r = pins_apply(p, pin, &e);
+                r = pin_start(p, pin, &e);
         if (r < 0) {
                 log_notice("Pin %" PRIu32 " not re-established: %s.", id, e.message);
                 (void) pin_registry_remove(p->registry, id);
                 return false;
         }
-        (void) pin_registry_set_state(p->registry, id, PIN_STATE_ACTIVE);
+        if (!pin_target_is_rule(&pin->target))
+                (void) pin_registry_set_state(p->registry, id, PIN_STATE_ACTIVE);
         return true;
 }
 
@@ -322,4 +365,51 @@ int pins_load(Pins *p) {
                 notify_changed(p);
         }
         return applied;
+}
+
+/* Takes the rules of one pins.d file.  Returns 0, -ENOMEM, or -EBADMSG for
+ * a file rejected whole (logged). */
+static int load_rule_file(const char *path, const char *text, size_t len, void *userdata) {
+        Pins *p = userdata;
+        _cleanup_free_ Pin *rules = NULL;
+        ErrorInfo e = {};
+        size_t n = 0;
+        int r;
+
+        r = pin_rules_parse(text, len, path, &rules, &n, &e);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return log_error_errno(r, "Rejecting %s", e.message);
+        for (size_t i = 0; i < n; i++) {
+                char target[PIN_TARGET_VALUE_MAX + 16] = "";
+                Pin *pin;
+
+                (void) pin_target_format(&rules[i].target, target, sizeof(target));
+                r = check_profile(p, rules[i].profile, &e);
+                if (r >= 0)
+                        r = pin_registry_add(p->registry, &rules[i], &pin);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        log_error("%s: rule %zu (%s): %s, ignoring it.", path, i, target,
+                                  r == -ENOPKG ? e.message : r == -EEXIST ? "the target is pinned already" : strerror(-r));
+                        continue;
+                }
+                if (pin_start(p, pin, &e) < 0) {
+                        log_error("%s: rule %zu (%s): %s, ignoring it.", path, i, target, e.message);
+                        (void) pin_registry_remove(p->registry, pin->id);
+                }
+        }
+        return 0;
+}
+
+/* Returns the number of bad files or -ENOMEM. */
+int pins_load_rules(Pins *p, const char *dir) {
+        int r = json_dir_foreach(dir, PINS_RULES_FILE_MAX, load_rule_file, p);
+
+        pins_rules_stop_unused(p);
+        if (r >= 0)
+                notify_changed(p);
+        return r;
 }

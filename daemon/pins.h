@@ -87,6 +87,13 @@ void pins_freep(Pins **p);
  * negative errno (-ENOMEM). */
 int pins_load(Pins *p);
 
+/* Loads the administrator's rules from dir (pins.d: NAME.json files, see
+ * pin-persist.h) in name order; a rejected file or rule is logged and
+ * left out, the others apply.  Rules are not written to pins.json.
+ * Returns the number of bad files, or -ENOMEM. */
+int pins_load_rules(Pins *p, const char *dir);
+#define PINS_RULES_FILE_MAX ((size_t) 1024 * 1024)
+
 /* Pins target to cpus (a CPU list; "" keeps the workload's CPUs) with
  * profile for owner, reason free text for status.  Returns 0 with the new
  * pin's id in *ret_id, or a named negative errno (above) with e set;

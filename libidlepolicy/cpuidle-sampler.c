@@ -514,7 +514,7 @@ static int cpu_read(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, Erro
 
 /* Samples one CPU, reopening its fds first if needed or once when they
  * turn out stale.  Returns 0 or a negative errno. */
-int sampler_cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e) {
+static int sampler_cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e) {
         SamplerCpu *c = &s->cpus[cpu];
         int r;
 
@@ -615,7 +615,7 @@ int cpuidle_sampler_read(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e)
         r = check_governor(s, e);
         s->files_read += s->governor_fd >= 0;
         if (r >= 0 && s->read_budget > 0)
-                r = sampler_read_turn(s, out, e);
+                r = sampler_read_turn(s, sampler_cpu_sample, out, e);
         for (unsigned cpu = 0; r >= 0 && s->read_budget == 0 && cpu < s->n_cpus; cpu++) {
                 r = sampler_cpu_sample(s, cpu, &out[cpu], e);
                 out[cpu].fresh = true;

@@ -78,13 +78,14 @@ struct CpuidleSampler {
         SamplerCpu cpus[];
 };
 
-/* Samples one CPU into *out, reopening its fds first if needed or once when
- * they turn out stale (cpuidle-sampler.c).  Returns 0 or a negative errno. */
-int sampler_cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e);
+/* Samples one CPU into *out (cpuidle-sampler.c, passed to
+ * sampler_read_turn() so that the turns do not call back by name).
+ * Returns 0 or a negative errno with e set. */
+typedef int (*SamplerCpuFunc)(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e);
 
 /* Reads one turn of CPUs within the read budget (sampler-turns.c).
  * Returns 0 or a negative errno. */
-int sampler_read_turn(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e);
+int sampler_read_turn(CpuidleSampler *s, SamplerCpuFunc sample, CpuidleCpuSample *out, ErrorInfo *e);
 
 /* Makes the next read of every CPU a full one (sampler-turns.c). */
 void sampler_mark_full(CpuidleSampler *s);

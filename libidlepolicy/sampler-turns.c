@@ -59,7 +59,7 @@ static void cpu_carry(const SamplerCpu *c, CpuidleCpuSample *out) {
 /* Reads one turn of CPUs from the cursor within the read budget (at least
  * one wanted CPU), moves the cursor past them and carries the others.
  * Returns 0 or a negative errno. */
-int sampler_read_turn(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e) {
+int sampler_read_turn(CpuidleSampler *s, SamplerCpuFunc sample, CpuidleCpuSample *out, ErrorInfo *e) {
         unsigned spent = s->files_read, n_read = 0, step, start = s->cursor;
         int r;
 
@@ -72,7 +72,7 @@ int sampler_read_turn(CpuidleSampler *s, CpuidleCpuSample *out, ErrorInfo *e) {
                         break;
                 if (c->wanted)
                         s->skip = cpu_cadence_next(s, c, cpu);
-                r = sampler_cpu_sample(s, cpu, &out[cpu], e);
+                r = sample(s, cpu, &out[cpu], e);
                 if (r < 0)
                         return r;
                 out[cpu].fresh = true;

@@ -290,6 +290,120 @@ START_TEST(test_holds) {
 }
 END_TEST
 
+/* A copy of sleep(1) under a name no other process runs: the rules of
+ * these tests touch no process but the test's own. */
+static void unique_sleep(World *w, char *path, size_t size) {
+        char cmd[1024];
+
+        snprintf(path, size, "%s/ipd-rule-sleep", w->tree->path);
+        snprintf(cmd, sizeof(cmd), "cp /bin/sleep %s", path);
+        ck_assert_int_eq(system(cmd), 0);
+}
+
+static pid_t spawn(const char *path) {
+        pid_t pid = fork();
+
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                execl(path, path, "60", (char *) NULL);
+                _exit(127);
+        }
+        return pid;
+}
+
+/* Runs the loop until pin id follows want pids (10 s at most). */
+static const Pin *wait_pids(World *w, uint32_t id, size_t want) {
+        const Pin *pin = NULL;
+
+        for (unsigned i = 0; i < 1000; i++) {
+                pin = pin_registry_find((PinRegistry *) pins_registry(w->pins), id);
+                ck_assert_ptr_nonnull(pin);
+                if (pin->n_pids == want)
+                        return pin;
+                ck_assert_int_ge(sd_event_run(w->event, 10000), 0);
+        }
+        ck_abort_msg("pin %u follows %zu processes, want %zu", id, pin->n_pids, want);
+        return NULL;
+}
+
+/* An exe rule: waiting; a process that execs the file is pinned (the proc
+ * connector); its exit drops it and what was journaled for it.  A comm
+ * rule finds a process that ran before the rule (the /proc scan). */
+START_TEST(test_exec_rules) {
+        char exe[512], target[600], comm[64];
+        const Pin *pin;
+        ErrorInfo e = {};
+        uint32_t id, id2;
+        pid_t pid, early;
+        int r;
+        World w;
+
+        world_init(&w);
+        unique_sleep(&w, exe, sizeof(exe));
+        early = spawn(exe);
+        snprintf(target, sizeof(target), "exe:%s", exe);
+        r = pins_pin(w.pins, target, "1", "latency", 0, "", 1, &id, &e);
+        if (r == -ERRNO_NOT_PINNABLE) {
+                reap(early);
+                world_done(&w);
+                return;                 /* no proc connector here: nothing to test */
+        }
+        ck_assert_msg(r == 0, "%s", e.message);
+        pin = wait_pids(&w, id, 1);     /* the scan found the early one */
+        ck_assert_int_eq(pin->pids[0], early);
+        assert_affinity(early, "1");
+        reap(early);
+        pin = wait_pids(&w, id, 0);
+        ck_assert_int_eq(pin->state, PIN_STATE_WAITING);
+        ck_assert_uint_eq(journal_size(&w), 0);
+
+        pid = spawn(exe);
+        pin = wait_pids(&w, id, 1);
+        ck_assert_int_eq(pin->pids[0], pid);
+        ck_assert_int_eq(pin->state, PIN_STATE_ACTIVE);
+        assert_affinity(pid, "1");
+        assert_choice(&w, 1, "latency", "exe:");
+
+        snprintf(comm, sizeof(comm), "comm:ipd-rule-sleep");
+        ck_assert_int_eq(pins_pin(w.pins, comm, "0", "balanced", 0, "", 1, &id2, &e), 0);
+        wait_pids(&w, id2, 1);
+        ck_assert_int_eq(pins_unpin(w.pins, id, &e), 0);
+        ck_assert_int_eq(pins_unpin(w.pins, id2, &e), 0);
+        assert_affinity(pid, "0-1");
+        ck_assert_uint_eq(journal_size(&w), 0);
+        reap(pid);
+        world_done(&w);
+}
+END_TEST
+
+/* pins.d: a good file's rules apply (a rule with an unknown profile is
+ * left out), a corrupt file is counted and changes nothing; rules are not
+ * written to pins.json. */
+START_TEST(test_rules_dir) {
+        char dir[512];
+        size_t n = 0;
+        World w;
+
+        world_init(&w);
+        ck_assert_int_eq(faketree_write(w.tree->fd, "pins.d/10-good.json",
+                                        "[{\"target\": \"comm:ipd-no-such\", \"cpus\": \"1\", \"profile\": \"latency\"},"
+                                        " {\"target\": \"comm:ipd-other\", \"cpus\": \"1\", \"profile\": \"nope\"}]\n"), 0);
+        ck_assert_int_eq(faketree_write(w.tree->fd, "pins.d/20-bad.json", "{\"target\": \"pid:1\", \"profile\": \"latency\"}\n"), 0);
+        ck_assert_int_eq(faketree_write(w.tree->fd, "pins.d/30-torn.json", "[{\"target\": \"comm:x\""), 0);
+        snprintf(dir, sizeof(dir), "%s/pins.d", w.tree->path);
+        ck_assert_int_eq(pins_load_rules(w.pins, dir), 2);
+        PIN_REGISTRY_FOREACH_PIN(pin, pins_registry(w.pins)) {
+                ck_assert_str_eq(pin->target.value, "ipd-no-such");
+                ck_assert(pin->from_rules_dir);
+                ck_assert_int_eq(pin->state, PIN_STATE_WAITING);
+                n++;
+        }
+        ck_assert_uint_eq(n, 1);
+        ck_assert_int_ne(faccessat(w.tree->fd, "state/" PINS_FILE, F_OK, 0), 0);
+        world_done(&w);
+}
+END_TEST
+
 static Suite *pins_suite(void) {
         Suite *s = suite_create("pins");
         TCase *tc = unit_tcase(s, "pins");
@@ -301,6 +415,8 @@ static Suite *pins_suite(void) {
         tcase_add_test(tc, test_cgroup_pin);
         tcase_add_test(tc, test_pins_persist);
         tcase_add_test(tc, test_holds);
+        tcase_add_test(tc, test_exec_rules);
+        tcase_add_test(tc, test_rules_dir);
         return s;
 }
 
