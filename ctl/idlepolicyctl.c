@@ -72,7 +72,7 @@ static void help(void) {
                "  calibrate                      measure every idle state's real wakeup cost (takes a while)\n"
                "  monitor                        live view, redrawn every tick until Ctrl-C\n"
                "  weights --cpu N                the model's weight matrix of CPU N\n"
-               "  pin TARGET --profile NAME      pin pid:N or cgroup:PATH to --cpus with a profile\n"
+               "  pin TARGET --profile NAME      pin pid:N, cgroup:PATH, exe:PATH or comm:NAME to --cpus\n"
                "  unpin PIN|ID                   end a pin (its object path or number)\n"
                "  pins                           list the pins and the holds\n"
                "  hold PROFILE                   hold a profile (on --cpus) until Ctrl-C\n"

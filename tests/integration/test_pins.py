@@ -195,6 +195,21 @@ class PidPins(PinTestCase):
         T.wait_for(lambda: str(self.cpu_prop(1, 'ProfileSource')) == 'machine', what='CPU 1 back to machine')
         self.assert_daemon_alive()
 
+    def test_exe_rule(self):
+        """A rule pins each process that execs its executable, from then on."""
+        exe = os.path.join(self.tmp, 'pinned-sleep')
+        subprocess.run(['cp', '/bin/sleep', exe], check=True)
+        before = self.sleeper()                     # /bin/sleep: not the rule's executable
+        path = self.pin(f'exe:{exe}', '1', 'latency')
+        self.assertEqual(str(self.pin_props(path)['State']), 'waiting')
+        child = self.spawn([exe, '600'])
+        T.wait_for(lambda: affinity(child.pid) == [1], what='the exec\'d child pinned')
+        T.wait_for(lambda: [int(x) for x in self.pin_props(path)['PIDs']] == [child.pid], what='PIDs')
+        self.assertEqual(str(self.pin_props(path)['State']), 'active')
+        self.assertEqual(affinity(before.pid), [0, 1])
+        self.call('Unpin', T.dbus.ObjectPath(path))
+        self.assertEqual(affinity(child.pid), [0, 1])
+
     def test_stop_puts_affinity_back(self):
         child = self.sleeper()
         self.pin(f'pid:{child.pid}', '1', 'latency')
