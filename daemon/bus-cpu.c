@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus.h"
 #include "bus-cpu.h"
 #include "fileio.h"
 #include "knob.h"
@@ -55,12 +56,6 @@ static int cpu_find(sd_bus *bus, const char *path, const char *interface, void *
         return 1;
 }
 
-static void strv_free(char **l, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                free(l[i]);
-        free(l);
-}
-
 static int cpu_enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes, sd_bus_error *error) {
         Manager *m = userdata;
         const CpuSet *present = &m->sampling->topology->present;
@@ -71,12 +66,8 @@ static int cpu_enumerate(sd_bus *bus, const char *prefix, void *userdata, char *
                 return -ENOMEM;
         CPUSET_FOREACH(cpu, present) {
                 char p[64];
-                l[n] = strdup(bus_cpu_path((unsigned) cpu, p));
-                if (!l[n]) {
-                        strv_free(l, n);
+                if (bus_nodes_add(l, &n, bus_cpu_path((unsigned) cpu, p)) < 0)
                         return -ENOMEM;
-                }
-                n++;
         }
         *ret_nodes = l;
         return 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus.h"
 #include "bus-pins.h"
 #include "bus-pins-internal.h"
 #include "fileio.h"
@@ -68,14 +69,8 @@ static int pin_enumerate(sd_bus *bus, const char *prefix, void *userdata, char *
                 return -ENOMEM;
         PIN_REGISTRY_FOREACH_PIN(p, reg) {
                 char path[128];
-                l[n] = strdup(pins_object_path(p->id, path, sizeof(path)));
-                if (!l[n]) {
-                        while (n > 0)
-                                free(l[--n]);
-                        free(l);
+                if (bus_nodes_add(l, &n, pins_object_path(p->id, path, sizeof(path))) < 0)
                         return -ENOMEM;
-                }
-                n++;
         }
         *ret_nodes = l;
         return 0;

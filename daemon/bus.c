@@ -2,6 +2,8 @@
 /* The daemon on the system bus: connects, registers the objects and the
  * manager's event callbacks, takes the name. */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "bus.h"
 #include "bus-cpu.h"
@@ -37,4 +39,17 @@ int bus_connect(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to acquire %s: %m", BUS_NAME);
         return 0;
+}
+
+/* Returns 0 or -ENOMEM (l freed). */
+int bus_nodes_add(char **l, size_t *n, const char *path) {
+        l[*n] = strdup(path);
+        if (l[*n]) {
+                (*n)++;
+                return 0;
+        }
+        while (*n > 0)
+                free(l[--*n]);
+        free(l);
+        return -ENOMEM;
 }
