@@ -29,31 +29,51 @@ int ctl_bus_open(Ctl *c) {
         return r;
 }
 
-int ctl_bus_call_manager(Ctl *c, const CtlErrorContext *ctx, const char *member, const char *types, ...) {
+/* Calls member on path/iface with the arguments of ap.  Returns 0 with
+ * the reply in *ret_reply (if not NULL), or a negative errno (printed). */
+static int ctl_bus_callv(Ctl *c, const CtlErrorContext *ctx, const char *path, const char *iface, const char *member,
+                         sd_bus_message **ret_reply, const char *types, va_list ap) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        va_list ap;
         int r;
 
         r = ctl_bus_open(c);
         if (r < 0)
                 return r;
-        r = sd_bus_message_new_method_call(c->bus, &m, IDLEPOLICY_BUS_NAME, IDLEPOLICY_MANAGER_PATH,
-                                           IDLEPOLICY_MANAGER_IFACE, member);
-        if (r < 0)
-                return ctl_error_print(NULL, r, ctx, c->json);
-        va_start(ap, types);
-        r = sd_bus_message_appendv(m, types, ap);
-        va_end(ap);
-        if (r < 0)
-                return ctl_error_print(NULL, r, ctx, c->json);
-        r = sd_bus_message_set_allow_interactive_authorization(m, c->ask_password);
+        r = sd_bus_message_new_method_call(c->bus, &m, IDLEPOLICY_BUS_NAME, path, iface, member);
+        if (r >= 0)
+                r = sd_bus_message_appendv(m, types, ap);
+        if (r >= 0)
+                r = sd_bus_message_set_allow_interactive_authorization(m, c->ask_password);
         if (r < 0)
                 return ctl_error_print(NULL, r, ctx, c->json);
         r = sd_bus_call(c->bus, m, 0, &error, &reply);
         if (r < 0)
                 return ctl_error_print(&error, r, ctx, c->json);
+        if (ret_reply)
+                *ret_reply = TAKE_PTR(reply);
         return 0;
+}
+
+int ctl_bus_call_manager(Ctl *c, const CtlErrorContext *ctx, const char *member, const char *types, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, types);
+        r = ctl_bus_callv(c, ctx, IDLEPOLICY_MANAGER_PATH, IDLEPOLICY_MANAGER_IFACE, member, NULL, types, ap);
+        va_end(ap);
+        return r;
+}
+
+int ctl_bus_call(Ctl *c, const CtlErrorContext *ctx, const char *path, const char *iface, const char *member,
+                 sd_bus_message **ret_reply, const char *types, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, types);
+        r = ctl_bus_callv(c, ctx, path, iface, member, ret_reply, types, ap);
+        va_end(ap);
+        return r;
 }
 
 /* Returns the map entry for name, or NULL. */
@@ -120,8 +140,9 @@ static int read_property(sd_bus_message *m, void *userdata) {
         return sd_bus_message_exit_container(m);
 }
 
-int ctl_bus_get_all(Ctl *c, const CtlErrorContext *ctx, const char *path, const char *iface,
-                    const PropMap *map, void *base) {
+/* GetAll; a missing object with missing_ok is -ENOENT, not printed. */
+static int get_all(Ctl *c, const CtlErrorContext *ctx, const char *path, const char *iface,
+                   const PropMap *map, void *base, bool missing_ok) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
@@ -131,6 +152,9 @@ int ctl_bus_get_all(Ctl *c, const CtlErrorContext *ctx, const char *path, const 
                 return r;
         r = sd_bus_call_method(c->bus, IDLEPOLICY_BUS_NAME, path, "org.freedesktop.DBus.Properties",
                                "GetAll", &error, &reply, "s", iface);
+        if (r < 0 && missing_ok && (sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_OBJECT) ||
+                                    sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_INTERFACE)))
+                return -ENOENT;
         if (r < 0)
                 return ctl_error_print(&error, r, ctx, c->json);
         r = ctl_bus_read_array(reply, 'e', "sv", read_property, &(PropTarget) { map, base });
@@ -140,6 +164,16 @@ int ctl_bus_get_all(Ctl *c, const CtlErrorContext *ctx, const char *path, const 
                 return ctl_error_print(NULL, r, &bad, c->json);
         }
         return 0;
+}
+
+int ctl_bus_get_all(Ctl *c, const CtlErrorContext *ctx, const char *path, const char *iface,
+                    const PropMap *map, void *base) {
+        return get_all(c, ctx, path, iface, map, base, false);
+}
+
+int ctl_bus_get_all_if_exists(Ctl *c, const CtlErrorContext *ctx, const char *path, const char *iface,
+                              const PropMap *map, void *base) {
+        return get_all(c, ctx, path, iface, map, base, true);
 }
 
 int prop_parse_string(sd_bus_message *m, void *field) {

@@ -17,6 +17,8 @@
 #define IDLEPOLICY_MANAGER_PATH  "/org/idlepolicy/IdlePolicy1"
 #define IDLEPOLICY_MANAGER_IFACE "org.idlepolicy.IdlePolicy1.Manager"
 #define IDLEPOLICY_CPU_IFACE     "org.idlepolicy.IdlePolicy1.CPU"
+#define IDLEPOLICY_PIN_IFACE     "org.idlepolicy.IdlePolicy1.Pin"
+#define IDLEPOLICY_PIN_PREFIX    "/org/idlepolicy/IdlePolicy1/pin/"
 
 /* Connects c->bus to the system bus (DBUS_SYSTEM_BUS_ADDRESS is honoured) if
  * not yet connected.  Prints the failure.  Returns 0 or a negative errno. */
@@ -27,6 +29,11 @@ int ctl_bus_open(Ctl *c);
  * --no-ask-password.  On failure prints the error explained with ctx and
  * returns a negative errno; returns 0 on success. */
 int ctl_bus_call_manager(Ctl *c, const CtlErrorContext *ctx, const char *member, const char *types, ...);
+
+/* The same on the object path and interface iface, handing the reply to
+ * *ret_reply (may be NULL). */
+int ctl_bus_call(Ctl *c, const CtlErrorContext *ctx, const char *path, const char *iface, const char *member,
+                 sd_bus_message **ret_reply, const char *types, ...);
 
 /* Reads one property value (the variant's contents, already entered) into
  * the field at *field.  Returns 0 or a negative errno. */
@@ -45,6 +52,11 @@ typedef struct PropMap {
  * prints the error explained with ctx and returns a negative errno. */
 int ctl_bus_get_all(Ctl *c, const CtlErrorContext *ctx, const char *path, const char *iface,
                     const PropMap *map, void *base);
+
+/* ctl_bus_get_all() of an object that may vanish meanwhile (a pin that
+ * ended): returns -ENOENT without printing when it is gone. */
+int ctl_bus_get_all_if_exists(Ctl *c, const CtlErrorContext *ctx, const char *path, const char *iface,
+                              const PropMap *map, void *base);
 
 /* Reads the element (struct or dict entry, already entered) at m.
  * Returns 0 or a negative errno. */

@@ -6,6 +6,7 @@
 #include "ctl-bus.h"
 #include "ctl-model.h"
 #include "ctl-util.h"
+#include "fileio.h"
 
 static void cpu_done(CtlCpu *cpu) {
         for (size_t i = 0; i < cpu->n_states; i++) {
@@ -18,6 +19,26 @@ static void cpu_done(CtlCpu *cpu) {
         free(cpu->floor_reason);
         free(cpu->reason);
         free(cpu->weights);
+        free(cpu->profile);
+        free(cpu->profile_source);
+}
+
+static void pin_done(CtlPin *p) {
+        free(p->path);
+        free(p->target);
+        free(p->cpus);
+        free(p->profile);
+        free(p->state);
+        free(p->reason);
+        free(p->pids);
+}
+
+static void hold_done(CtlHold *h) {
+        free(h->profile);
+        free(h->cpus);
+        free(h->reason);
+        free(h->app_id);
+        free(h->owner);
 }
 
 void ctl_status_done(CtlStatus *s) {
@@ -42,6 +63,13 @@ void ctl_status_done(CtlStatus *s) {
         free(s->mode);
         free(s->poll_mode);
         strv_free(s->profiles);
+        strv_free(s->pin_paths);
+        for (size_t i = 0; i < s->n_pins; i++)
+                pin_done(&s->pins[i]);
+        free(s->pins);
+        for (size_t i = 0; i < s->n_holds; i++)
+                hold_done(&s->holds[i]);
+        free(s->holds);
         *s = CTL_STATUS_NULL;
 }
 
@@ -110,6 +138,32 @@ static int parse_changed(sd_bus_message *m, void *field) {
         return ctl_bus_read_array(m, 'r', "ss", read_changed_item, field);
 }
 
+static int read_hold_item(sd_bus_message *m, void *userdata) {
+        CtlStatus *s = userdata;
+        const char *profile, *cpus, *reason, *app_id, *owner;
+        uint32_t cookie;
+        CtlHold *h;
+        int r;
+
+        r = sd_bus_message_read(m, "usssss", &cookie, &profile, &cpus, &reason, &app_id, &owner);
+        if (r < 0)
+                return r;
+        h = array_append((void **) &s->holds, &s->n_holds, sizeof(*h));
+        if (!h)
+                return -ENOMEM;
+        h->cookie = cookie;
+        if (strdup_replace(&h->profile, profile) < 0 || strdup_replace(&h->cpus, cpus) < 0 ||
+            strdup_replace(&h->reason, reason) < 0 || strdup_replace(&h->app_id, app_id) < 0 ||
+            strdup_replace(&h->owner, owner) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* Holds a(usssss); field is the CtlStatus. */
+static int parse_holds(sd_bus_message *m, void *field) {
+        return ctl_bus_read_array(m, 'r', "usssss", read_hold_item, field);
+}
+
 /* The map's offset 0 entries (HaltPoll, Changed; States, Counters, Rates
  * below) receive the whole struct. */
 static const PropMap manager_map[] = {
@@ -129,6 +183,8 @@ static const PropMap manager_map[] = {
         { "CalibrationUSec", "t", prop_parse_u64, offsetof(CtlStatus, calibration_usec) },
         { "PollMode", "s", prop_parse_string, offsetof(CtlStatus, poll_mode) },
         { "PollWindowNSec", "t", prop_parse_u64, offsetof(CtlStatus, poll_window_nsec) },
+        { "Pins", "ao", prop_parse_strv, offsetof(CtlStatus, pin_paths) },
+        { "Holds", "a(usssss)", parse_holds, 0 },
         {}
 };
 
@@ -355,6 +411,8 @@ static const PropMap cpu_map[] = {
         { "FloorReason", "s", prop_parse_string, offsetof(CtlCpu, floor_reason) },
         { "Reason", "s", prop_parse_string, offsetof(CtlCpu, reason) },
         { "PollSuccess", "d", prop_parse_double, offsetof(CtlCpu, poll_success) },
+        { "Profile", "s", prop_parse_string, offsetof(CtlCpu, profile) },
+        { "ProfileSource", "s", prop_parse_string, offsetof(CtlCpu, profile_source) },
         {}
 };
 
@@ -399,6 +457,75 @@ int ctl_fetch_cpus(Ctl *c, CtlStatus *s) {
         }
         if (s->n_cpus > 0)
                 qsort(s->cpus, s->n_cpus, sizeof(CtlCpu), cpu_compare);
+        return 0;
+}
+
+/* PIDs au; field is the CtlPin. */
+static int parse_pids(sd_bus_message *m, void *field) {
+        CtlPin *p = field;
+        const void *data;
+        size_t size;
+        int r;
+
+        r = sd_bus_message_read_array(m, 'u', &data, &size);
+        if (r < 0)
+                return r;
+        free(p->pids);
+        p->n_pids = size / sizeof(uint32_t);
+        p->pids = malloc(size + 1);
+        if (!p->pids)
+                return -ENOMEM;
+        memcpy(p->pids, data, size);
+        return 0;
+}
+
+static const PropMap pin_map[] = {
+        { "Target", "s", prop_parse_string, offsetof(CtlPin, target) },
+        { "CPUs", "s", prop_parse_string, offsetof(CtlPin, cpus) },
+        { "Profile", "s", prop_parse_string, offsetof(CtlPin, profile) },
+        { "State", "s", prop_parse_string, offsetof(CtlPin, state) },
+        { "Reason", "s", prop_parse_string, offsetof(CtlPin, reason) },
+        { "PIDs", "au", parse_pids, 0 },
+        { "Created", "t", prop_parse_u64, offsetof(CtlPin, created_usec) },
+        { "OwnerUID", "u", prop_parse_u32, offsetof(CtlPin, owner_uid) },
+        {}
+};
+
+static int pin_compare(const void *a, const void *b) {
+        const CtlPin *x = a, *y = b;
+
+        return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Reads the pin object at path into a new element of s->pins; a pin gone
+ * meanwhile is left out.  Returns 0 or a negative errno (printed). */
+static int fetch_pin(Ctl *c, CtlStatus *s, const char *path) {
+        CtlErrorContext ctx = CTL_ERROR_CONTEXT("read a pin's properties");
+        CtlPin *p = array_append((void **) &s->pins, &s->n_pins, sizeof(*p));
+        const char *slash = strrchr(path, '/');
+        int r;
+
+        if (!p || !(p->path = strdup(path)))
+                return ctl_error_print(NULL, -ENOMEM, &ctx, c->json);
+        (void) parse_u32(slash ? slash + 1 : path, &p->id);
+        r = ctl_bus_get_all_if_exists(c, &ctx, path, IDLEPOLICY_PIN_IFACE, pin_map, p);
+        if (r == -ENOENT) {
+                pin_done(&s->pins[--s->n_pins]);
+                return 0;
+        }
+        return r;
+}
+
+int ctl_fetch_pins(Ctl *c, CtlStatus *s) {
+        int r;
+
+        for (char **p = s->pin_paths; p && *p; p++) {
+                r = fetch_pin(c, s, *p);
+                if (r < 0)
+                        return r;
+        }
+        if (s->n_pins > 0)
+                qsort(s->pins, s->n_pins, sizeof(CtlPin), pin_compare);
         return 0;
 }
 

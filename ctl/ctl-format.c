@@ -96,3 +96,27 @@ const char *ctl_format_percent(double value, char *buf, size_t size) {
 const char *ctl_format_rate(double value, char *buf, size_t size) {
         return format_measurement(value, "", buf, size);
 }
+
+char *ctl_text_sanitize(const char *in, char *buf, size_t size) {
+        size_t n = 0;
+
+        for (; size > 0 && in[n] && n < size - 1; n++)
+                buf[n] = in[n] >= 0x20 && in[n] < 0x7f ? in[n] : '?';
+        if (size > 0)
+                buf[n] = '\0';
+        return buf;
+}
+
+/* At most this many pids are listed in a cell. */
+#define PIDS_LISTED 3
+
+const char *ctl_format_pids(const uint32_t *pids, size_t n, char *buf, size_t size) {
+        size_t len = 0;
+
+        snprintf(buf, size, "-");
+        for (size_t i = 0; i < n && i < PIDS_LISTED && len < size; i++)
+                len += (size_t) snprintf(buf + len, size - len, "%s%" PRIu32, i > 0 ? "," : "", pids[i]);
+        if (n > PIDS_LISTED && len < size)
+                snprintf(buf + len, size - len, ",... (%zu)", n);
+        return buf;
+}

@@ -24,7 +24,17 @@ int ctl_parse_cpus(const char *s, bool *ret_all, CpuSet *ret, ErrorInfo *e);
 /* Parses "enable"/"disable".  Returns 0 and sets *ret_disable, or -EINVAL. */
 int ctl_parse_state_action(const char *s, bool *ret_disable);
 
+/* Copies in into buf (size bytes) as text the daemon accepts for a
+ * reason or an application id: printable ASCII kept, any other byte
+ * (control characters, and UTF-8 it need not judge) becomes '?', cut to
+ * size - 1 bytes.  Returns buf. */
+char *ctl_text_sanitize(const char *in, char *buf, size_t size);
+
 /* The cells below return buf, always NUL-terminated. */
+
+/* "-" for none, "1234", "1234,1240", or the first ones and the count
+ * when they do not all fit: "1234,1240,1250,... (12)". */
+const char *ctl_format_pids(const uint32_t *pids, size_t n, char *buf, size_t size);
 
 /* "no constraint" for 0, "n/a" for UINT32_MAX, else "20us". */
 const char *ctl_format_latency(uint32_t usec, char *buf, size_t size);

@@ -150,7 +150,7 @@ static json_t *plan_to_json(const CtlCpu *cpu) {
 }
 
 static json_t *cpu_to_json(const CtlCpu *cpu) {
-        return json_pack("{s:I, s:b, s:i, s:i, s:i, s:s?, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+        return json_pack("{s:I, s:b, s:i, s:i, s:i, s:s?, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s?, s:s?}",
                          "index", (json_int_t) cpu->index, "online", cpu->online,
                          "package", (int) cpu->package, "die", (int) cpu->die, "core", (int) cpu->core,
                          "siblings", cpu->siblings,
@@ -160,7 +160,8 @@ static json_t *cpu_to_json(const CtlCpu *cpu) {
                          "other_wakeups_per_s", measurement(cpu->other_wakeups),
                          "states", array_to_json(cpu, cpu->n_states, state_item),
                          "plan", plan_to_json(cpu), "poll_success", measurement(cpu->poll_success),
-                         "weights", weights_to_json(cpu));
+                         "weights", weights_to_json(cpu), "profile", cpu->profile,
+                         "profile_source", cpu->profile_source);
 }
 
 static json_t *haltpoll_to_json(const CtlStatus *s) {
@@ -283,6 +284,42 @@ int ctl_json_print_resume_latency(uint32_t usec, const char *cpus) {
 int ctl_json_print_restored(const CtlStatus *before) {
         return print_and_drop(json_pack("{s:o}", "restored",
                                         array_to_json(before, before->n_changed, change_item)));
+}
+
+static json_t *pid_item(const void *base, size_t i) {
+        return json_integer(((const uint32_t *) base)[i]);
+}
+
+static json_t *pin_item(const void *base, size_t i) {
+        const CtlPin *p = &((const CtlStatus *) base)->pins[i];
+
+        return json_pack("{s:I, s:s, s:s?, s:s?, s:s?, s:s?, s:o, s:I, s:s?, s:I}",
+                         "id", (json_int_t) p->id, "path", p->path, "target", p->target, "cpus", p->cpus,
+                         "profile", p->profile, "state", p->state, "pids", array_to_json(p->pids, p->n_pids, pid_item),
+                         "created_usec", (json_int_t) p->created_usec, "reason", p->reason,
+                         "owner_uid", (json_int_t) p->owner_uid);
+}
+
+static json_t *hold_item(const void *base, size_t i) {
+        const CtlHold *h = &((const CtlStatus *) base)->holds[i];
+
+        return json_pack("{s:I, s:s?, s:s?, s:s?, s:s?, s:s?}", "cookie", (json_int_t) h->cookie,
+                         "profile", h->profile, "cpus", h->cpus, "reason", h->reason, "app_id", h->app_id,
+                         "owner", h->owner);
+}
+
+int ctl_json_print_pins(const CtlStatus *s) {
+        return print_and_drop(json_pack("{s:o, s:o}", "pins", array_to_json(s, s->n_pins, pin_item),
+                                        "holds", array_to_json(s, s->n_holds, hold_item)));
+}
+
+int ctl_json_print_pin_path(const char *key, const char *path) {
+        return print_and_drop(json_pack("{s:s}", key, path));
+}
+
+int ctl_json_print_hold(uint32_t cookie, const char *profile, const char *cpus) {
+        return print_and_drop_flags(json_pack("{s:I, s:s, s:s}", "cookie", (json_int_t) cookie, "profile", profile,
+                                              "cpus", cpus), JSON_COMPACT);
 }
 
 int ctl_json_print_error(const char *name, const char *message) {

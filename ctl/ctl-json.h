@@ -31,5 +31,14 @@ int ctl_json_print_mode(const CtlStatus *s, const char *previous);
 int ctl_json_print_calibration(const CtlStatus *s);
 /* {"cpu": N, "states": [names], "weights": [[W[s][j]...]...], "one": 1024}. */
 int ctl_json_print_weights(const CtlCpu *cpu);
+/* {"pins": [{"id", "path", "target", "cpus", "profile", "state", "pids",
+ * "created_usec", "reason", "owner_uid"}], "holds": [{"cookie", "profile",
+ * "cpus", "reason", "app_id", "owner"}]}. */
+int ctl_json_print_pins(const CtlStatus *s);
+/* {key: path}: {"pin": ...} after pin, {"unpinned": ...} after unpin. */
+int ctl_json_print_pin_path(const char *key, const char *path);
+/* {"cookie": ..., "profile": ..., "cpus": ...} on one line (hold prints it
+ * at once, then waits). */
+int ctl_json_print_hold(uint32_t cookie, const char *profile, const char *cpus);
 /* {"error": {"name": ... or null, "message": ...}}. */
 int ctl_json_print_error(const char *name, const char *message);

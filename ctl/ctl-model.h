@@ -58,7 +58,26 @@ typedef struct CtlCpu {
         double poll_success;         /* < 0 unknown */
         uint16_t *weights;           /* n_weights × n_weights, row-major (W[s][j]) */
         size_t n_weights;
+        /* The profile in force and where it comes from ("machine", "pin …", "hold …"). */
+        char *profile, *profile_source;
 } CtlCpu;
+
+/* A pin object (org.idlepolicy.IdlePolicy1.Pin). */
+typedef struct CtlPin {
+        char *path;
+        uint32_t id;                 /* the last component of path */
+        char *target, *cpus, *profile, *state, *reason;
+        uint32_t *pids;
+        size_t n_pids;
+        uint64_t created_usec;       /* CLOCK_REALTIME */
+        uint32_t owner_uid;
+} CtlPin;
+
+/* One element of the Manager's Holds. */
+typedef struct CtlHold {
+        uint32_t cookie;
+        char *profile, *cpus, *reason, *app_id, *owner;   /* cpus "": all */
+} CtlHold;
 
 typedef struct CtlParam {
         char *name;
@@ -87,6 +106,12 @@ typedef struct CtlStatus {
         bool calibrating;
         uint64_t calibration_usec;   /* CLOCK_REALTIME, 0 = never */
         uint64_t poll_window_nsec;
+        /* Pins and holds. */
+        char **pin_paths;
+        CtlPin *pins;                /* read by ctl_fetch_pins() */
+        size_t n_pins;
+        CtlHold *holds;
+        size_t n_holds;
 } CtlStatus;
 
 #define CTL_STATUS_NULL ((CtlStatus) {})
@@ -101,6 +126,11 @@ int ctl_fetch_manager(Ctl *c, CtlStatus *s);
 /* Reads every CPU object listed in s->cpu_paths into s->cpus.  Prints the
  * failure.  Returns 0 or a negative errno. */
 int ctl_fetch_cpus(Ctl *c, CtlStatus *s);
+
+/* Reads every pin object listed in s->pin_paths into s->pins, in id
+ * order; a pin that ended meanwhile is left out.  Prints the failure.
+ * Returns 0 or a negative errno. */
+int ctl_fetch_pins(Ctl *c, CtlStatus *s);
 
 /* ctl_fetch_manager() and ctl_fetch_cpus() into a fresh s.  Returns 0 or
  * a negative errno (printed). */

@@ -90,6 +90,8 @@ static void print_cpu_header(const CtlCpu *cpu) {
         printf("\n");
         if (cpu->reason && cpu->reason[0])
                 printf("  why:  %s\n", cpu->reason);
+        if (cpu->profile)
+                printf("  profile: %s (%s)\n", cpu->profile, cpu->profile_source ? cpu->profile_source : "?");
 }
 
 /* Returns the width of the NAME column for cpu. */

@@ -22,6 +22,11 @@ typedef struct Ctl {
         bool json;              /* --json */
         bool ask_password;      /* allow interactive polkit authorisation */
         const char *cpu_list;   /* --cpu LIST; NULL = all online CPUs (weights: one CPU) */
+        /* pin, hold, launch */
+        const char *cpus;       /* --cpus LIST; NULL = "" (the workload's CPUs; a hold: all) */
+        const char *profile;    /* --profile NAME */
+        const char *reason;     /* --reason TEXT */
+        const char *app_id;     /* --app-id ID */
 } Ctl;
 
 #define CTL_NULL { .ask_password = true }
@@ -38,6 +43,11 @@ int ctl_cmd_mode(Ctl *c, char **args);
 int ctl_cmd_calibrate(Ctl *c, char **args);
 int ctl_cmd_monitor(Ctl *c, char **args);
 int ctl_cmd_weights(Ctl *c, char **args);
+int ctl_cmd_pin(Ctl *c, char **args);
+int ctl_cmd_unpin(Ctl *c, char **args);
+int ctl_cmd_pins(Ctl *c, char **args);
+int ctl_cmd_hold(Ctl *c, char **args);
+int ctl_cmd_launch(Ctl *c, char **args);
 
 /* "record" and "simulate" as argv[1]: execs idlepolicy-record or
  * idlepolicy-sim with the remaining arguments.  Returns -1 when argv[1] is

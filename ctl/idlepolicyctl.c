@@ -2,36 +2,58 @@
 /* idlepolicyctl: command line, dispatch to the commands in ctl-*.c. */
 #include <getopt.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "build-config.h"
 #include "ctl.h"
 
+/* The options a command accepts besides --json and --no-ask-password. */
+enum {
+        OPT_CPU     = 1u << 0,       /* --cpu */
+        OPT_CPUS    = 1u << 1,       /* --cpus */
+        OPT_PROFILE = 1u << 2,       /* --profile */
+        OPT_REASON  = 1u << 3,       /* --reason */
+        OPT_APP_ID  = 1u << 4,       /* --app-id */
+};
+
+#define ARGS_ANY UINT32_MAX
+
 typedef struct Verb {
         const char *name;
         unsigned min_args, max_args;
-        bool takes_cpu;              /* accepts --cpu */
+        unsigned options;            /* OPT_* */
         int (*run)(Ctl *c, char **args);
 } Verb;
 
 static const Verb verbs[] = {
-        { "status",         0, 0, false, ctl_cmd_status },
-        { "governor",       0, 1, false, ctl_cmd_governor },
-        { "state",          2, 2, true,  ctl_cmd_state },
-        { "resume-latency", 1, 1, true,  ctl_cmd_resume_latency },
-        { "restore",        0, 0, false, ctl_cmd_restore },
-        { "profile",        0, 1, false, ctl_cmd_profile },
-        { "mode",           0, 1, false, ctl_cmd_mode },
-        { "calibrate",      0, 0, false, ctl_cmd_calibrate },
-        { "monitor",        0, 0, false, ctl_cmd_monitor },
-        { "weights",        0, 0, true,  ctl_cmd_weights },
+        { "status",         0, 0, 0,       ctl_cmd_status },
+        { "governor",       0, 1, 0,       ctl_cmd_governor },
+        { "state",          2, 2, OPT_CPU, ctl_cmd_state },
+        { "resume-latency", 1, 1, OPT_CPU, ctl_cmd_resume_latency },
+        { "restore",        0, 0, 0,       ctl_cmd_restore },
+        { "profile",        0, 1, 0,       ctl_cmd_profile },
+        { "mode",           0, 1, 0,       ctl_cmd_mode },
+        { "calibrate",      0, 0, 0,       ctl_cmd_calibrate },
+        { "monitor",        0, 0, 0,       ctl_cmd_monitor },
+        { "weights",        0, 0, OPT_CPU, ctl_cmd_weights },
+        { "pin",            1, 1, OPT_CPUS | OPT_PROFILE | OPT_REASON, ctl_cmd_pin },
+        { "unpin",          1, 1, 0,       ctl_cmd_unpin },
+        { "pins",           0, 0, 0,       ctl_cmd_pins },
+        { "hold",           1, 1, OPT_CPUS | OPT_REASON | OPT_APP_ID, ctl_cmd_hold },
+        { "launch",         1, ARGS_ANY, OPT_CPUS | OPT_PROFILE | OPT_REASON | OPT_APP_ID, ctl_cmd_launch },
 };
 
 enum {
         ARG_VERSION = 0x100,
         ARG_JSON,
         ARG_NO_ASK_PASSWORD,
+        ARG_CPUS,
+        ARG_PROFILE,
+        ARG_REASON,
+        ARG_APP_ID,
 };
 
 static void help(void) {
@@ -50,12 +72,22 @@ static void help(void) {
                "  calibrate                      measure every idle state's real wakeup cost (takes a while)\n"
                "  monitor                        live view, redrawn every tick until Ctrl-C\n"
                "  weights --cpu N                the model's weight matrix of CPU N\n"
+               "  pin TARGET --profile NAME      pin pid:N, cgroup:PATH, exe:PATH or comm:NAME to --cpus\n"
+               "  unpin PIN|ID                   end a pin (its object path or number)\n"
+               "  pins                           list the pins and the holds\n"
+               "  hold PROFILE                   hold a profile (on --cpus) until Ctrl-C\n"
+               "  launch --profile NAME -- CMD   run CMD pinned to --cpus with NAME, holding it\n"
                "  record --seconds N --output F  record idle intervals from tracefs (idlepolicy-record(8))\n"
                "  simulate ARGS...               replay traces or workloads through governors (idlepolicy-sim(1))\n"
                "\n"
                "Options:\n"
                "  -c --cpu=LIST                  CPUs for state/resume-latency: \"0-3,5\" or \"all\"\n"
                "                                 (default: all online CPUs); one CPU for weights\n"
+               "     --cpus=LIST                 pin/hold/launch: the CPUs (default: the workload's;\n"
+               "                                 a hold: all)\n"
+               "     --profile=NAME              pin/launch: the profile\n"
+               "     --reason=TEXT               pin/hold/launch: why, shown in status\n"
+               "     --app-id=ID                 hold/launch: the application holding\n"
                "     --json                      print machine-readable JSON\n"
                "     --no-ask-password           do not ask for polkit authentication\n"
                "  -h --help                      show this help\n"
@@ -79,6 +111,10 @@ int ctl_usage_error(const char *fmt, ...) {
 static int parse_argv(int argc, char **argv, Ctl *c) {
         static const struct option options[] = {
                 { "cpu",             required_argument, NULL, 'c' },
+                { "cpus",            required_argument, NULL, ARG_CPUS },
+                { "profile",         required_argument, NULL, ARG_PROFILE },
+                { "reason",          required_argument, NULL, ARG_REASON },
+                { "app-id",          required_argument, NULL, ARG_APP_ID },
                 { "json",            no_argument,       NULL, ARG_JSON },
                 { "no-ask-password", no_argument,       NULL, ARG_NO_ASK_PASSWORD },
                 { "help",            no_argument,       NULL, 'h' },
@@ -91,6 +127,10 @@ static int parse_argv(int argc, char **argv, Ctl *c) {
         while ((opt = getopt_long(argc, argv, ":c:h", options, NULL)) >= 0)
                 switch (opt) {
                 case 'c': c->cpu_list = optarg; break;
+                case ARG_CPUS: c->cpus = optarg; break;
+                case ARG_PROFILE: c->profile = optarg; break;
+                case ARG_REASON: c->reason = optarg; break;
+                case ARG_APP_ID: c->app_id = optarg; break;
                 case ARG_JSON: c->json = true; break;
                 case ARG_NO_ASK_PASSWORD: c->ask_password = false; break;
                 case 'h': help(); return CTL_EXIT_OK;
@@ -110,8 +150,21 @@ static const Verb *verb_find(const char *name) {
 
 /* Checks the words after the command against v.  Returns 0 or CTL_EXIT_USAGE. */
 static int verb_check(const Verb *v, const Ctl *c, int n_args) {
-        if (c->cpu_list && !v->takes_cpu)
-                return ctl_usage_error("'%s' does not take --cpu", v->name);
+        static const struct {
+                unsigned option;
+                const char *name;
+                size_t offset;
+        } given[] = {
+                { OPT_CPU,     "--cpu",     offsetof(Ctl, cpu_list) },
+                { OPT_CPUS,    "--cpus",    offsetof(Ctl, cpus) },
+                { OPT_PROFILE, "--profile", offsetof(Ctl, profile) },
+                { OPT_REASON,  "--reason",  offsetof(Ctl, reason) },
+                { OPT_APP_ID,  "--app-id",  offsetof(Ctl, app_id) },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(given); i++)
+                if (*(const char *const *) ((const char *) c + given[i].offset) && !(v->options & given[i].option))
+                        return ctl_usage_error("'%s' does not take %s", v->name, given[i].name);
         if ((unsigned) n_args < v->min_args)
                 return ctl_usage_error("'%s' needs %u argument%s", v->name, v->min_args,
                                        v->min_args == 1 ? "" : "s");

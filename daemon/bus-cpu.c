@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus.h"
 #include "bus-cpu.h"
 #include "fileio.h"
 #include "knob.h"
 #include "manager.h"
+#include "manager-policy.h"
 #include "policy-step.h"
 
 /* Returns buf. */
@@ -54,12 +56,6 @@ static int cpu_find(sd_bus *bus, const char *path, const char *interface, void *
         return 1;
 }
 
-static void strv_free(char **l, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                free(l[i]);
-        free(l);
-}
-
 static int cpu_enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes, sd_bus_error *error) {
         Manager *m = userdata;
         const CpuSet *present = &m->sampling->topology->present;
@@ -70,12 +66,8 @@ static int cpu_enumerate(sd_bus *bus, const char *prefix, void *userdata, char *
                 return -ENOMEM;
         CPUSET_FOREACH(cpu, present) {
                 char p[64];
-                l[n] = strdup(bus_cpu_path((unsigned) cpu, p));
-                if (!l[n]) {
-                        strv_free(l, n);
+                if (bus_nodes_add(l, &n, bus_cpu_path((unsigned) cpu, p)) < 0)
                         return -ENOMEM;
-                }
-                n++;
         }
         *ret_nodes = l;
         return 0;
@@ -299,6 +291,20 @@ static int property_get_calibrated_entry(sd_bus *bus, const char *path, const ch
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
+/* The profile in force on the CPU (Profile) and where it comes from
+ * (ProfileSource: "machine", "pin …", "hold …"); a CPU the pins have not
+ * been resolved for runs the machine's. */
+static int property_get_profile(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        unsigned cpu = path_cpu(m, path);
+        const CpuProfileChoice *c = cpu < m->n_cpu_choices ? &m->cpu_choices[cpu] : NULL;
+
+        if (strcmp(property, "ProfileSource") == 0)
+                return sd_bus_message_append(reply, "s", c ? c->source : "machine");
+        return sd_bus_message_append(reply, "s", (c && c->profile ? c->profile : manager_profile(m))->name);
+}
+
 static const sd_bus_vtable cpu_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Index", "u", property_get_index, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -323,6 +329,8 @@ static const sd_bus_vtable cpu_vtable[] = {
         SD_BUS_PROPERTY("PollSuccess", "d", property_get_poll_success, 0, 0),
         SD_BUS_PROPERTY("Calibrated", "a(uuuub)", property_get_calibrated, 0, 0),
         SD_BUS_PROPERTY("CalibratedEntry", "a(uuua(ui))", property_get_calibrated_entry, 0, 0),
+        SD_BUS_PROPERTY("Profile", "s", property_get_profile, 0, 0),
+        SD_BUS_PROPERTY("ProfileSource", "s", property_get_profile, 0, 0),
         SD_BUS_VTABLE_END,
 };
 

@@ -20,8 +20,18 @@
 #define BUS_ERROR_UNKNOWN_PROFILE    BUS_ERROR_PREFIX "UnknownProfile"
 #define BUS_ERROR_INVALID_MODE       BUS_ERROR_PREFIX "InvalidMode"
 #define BUS_ERROR_BUSY               BUS_ERROR_PREFIX "Busy"
+/* Pins and holds (pins.h has their errnos). */
+#define BUS_ERROR_INVALID_TARGET     BUS_ERROR_PREFIX "InvalidTarget"
+#define BUS_ERROR_INVALID_CPUS       BUS_ERROR_PREFIX "InvalidCPUs"
+#define BUS_ERROR_NO_SUCH_PROCESS    BUS_ERROR_PREFIX "NoSuchProcess"
+#define BUS_ERROR_NOT_PINNABLE       BUS_ERROR_PREFIX "NotPinnable"
+#define BUS_ERROR_DUPLICATE_TARGET   BUS_ERROR_PREFIX "DuplicateTarget"
+#define BUS_ERROR_LIMIT_REACHED      BUS_ERROR_PREFIX "LimitReached"
+#define BUS_ERROR_NO_SUCH_PIN        BUS_ERROR_PREFIX "NoSuchPin"
+#define BUS_ERROR_NO_SUCH_HOLD       BUS_ERROR_PREFIX "NoSuchHold"
 
-/* The errno behind each name (see enforce.h and manager-policy.h). */
+/* The errno behind each name (see enforce.h and manager-policy.h; the
+ * pins' ERRNO_* are in pins.h). */
 #define ERRNO_UNKNOWN_CPU      ENXIO
 #define ERRNO_CPU_OFFLINE      EHOSTDOWN
 #define ERRNO_UNKNOWN_STATE    ENOENT
@@ -39,7 +49,7 @@ extern const sd_bus_error_map idlepolicy_bus_error_map[];
  * above.  Returns 0 or a negative errno. */
 int bus_error_register_map(void);
 
-/* Turns an errno from enforce.h plus its explanation into the named error.
+/* Turns an errno from enforce.h or pins.h plus its explanation into the named error.
  * -ENOMEM is passed through; another errno outside the map becomes
  * org.freedesktop.DBus.Error.Failed with the explanation, or passes through
  * unnamed without one.

@@ -106,10 +106,8 @@ static int property_get_changed(sd_bus *bus, const char *path, const char *inter
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
-/* Authorises the call and brings the online CPUs up to date.  Returns 1 to
- * go on, 0 for a call parked until polkit answers (the handler returns 1),
- * or a negative errno with error set. */
-static int authorize(Manager *m, sd_bus_message *message, const char *action, sd_bus_error *error) {
+/* Returns 1, 0 or a negative errno with error set. */
+int bus_manager_authorize(Manager *m, sd_bus_message *message, const char *action, sd_bus_error *error) {
         int r = polkit_verify(m->polkit, message, action, error);
 
         if (r > 0)
@@ -144,7 +142,7 @@ static int method_set_governor(sd_bus_message *message, void *userdata, sd_bus_e
         const char *name;
         int r;
 
-        r = authorize(m, message, POLKIT_ACTION_PREFIX "set-governor", error);
+        r = bus_manager_authorize(m, message, POLKIT_ACTION_PREFIX "set-governor", error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = sd_bus_message_read(message, "s", &name);
@@ -165,7 +163,7 @@ static int method_set_state_disabled(sd_bus_message *message, void *userdata, sd
         uint32_t cpu;
         int disabled, r;
 
-        r = authorize(m, message, POLKIT_ACTION_PREFIX "set-state", error);
+        r = bus_manager_authorize(m, message, POLKIT_ACTION_PREFIX "set-state", error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = sd_bus_message_read(message, "usb", &cpu, &state, &disabled);
@@ -185,7 +183,7 @@ static int method_set_resume_latency(sd_bus_message *message, void *userdata, sd
         uint32_t cpu, usec;
         int r;
 
-        r = authorize(m, message, POLKIT_ACTION_PREFIX "set-resume-latency", error);
+        r = bus_manager_authorize(m, message, POLKIT_ACTION_PREFIX "set-resume-latency", error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = sd_bus_message_read(message, "uu", &cpu, &usec);
@@ -203,7 +201,7 @@ static int method_restore(sd_bus_message *message, void *userdata, sd_bus_error 
         ErrorInfo e = {};
         int r;
 
-        r = authorize(m, message, POLKIT_ACTION_PREFIX "restore", error);
+        r = bus_manager_authorize(m, message, POLKIT_ACTION_PREFIX "restore", error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = manager_restore(m, &e);
@@ -271,7 +269,7 @@ static int call_setter(sd_bus_message *message, Manager *m, const char *action, 
         const char *value;
         int r;
 
-        r = authorize(m, message, action, error);
+        r = bus_manager_authorize(m, message, action, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = sd_bus_message_read(message, "s", &value);
@@ -296,7 +294,7 @@ static int method_calibrate(sd_bus_message *message, void *userdata, sd_bus_erro
         ErrorInfo e = {};
         int r;
 
-        r = authorize(m, message, POLKIT_ACTION_PREFIX "calibrate", error);
+        r = bus_manager_authorize(m, message, POLKIT_ACTION_PREFIX "calibrate", error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = manager_calibrate(m, &e);

@@ -6,6 +6,7 @@
 #define BUS_MANAGER_INTERFACE "org.idlepolicy.IdlePolicy1.Manager"
 
 #include <stdbool.h>
+#include <systemd/sd-bus.h>
 
 typedef struct Manager Manager;
 
@@ -14,3 +15,8 @@ typedef struct Manager Manager;
  * floor_reason) and CalibrationFinished(ok, error).  Returns 0 or a
  * negative errno. */
 int bus_manager_register(Manager *m);
+
+/* Authorises a mutating call (polkit.h) and brings the online CPUs up to
+ * date.  Returns 1 to go on, 0 for a call parked until polkit answers (the
+ * handler returns 1), or a negative errno with error set. */
+int bus_manager_authorize(Manager *m, sd_bus_message *message, const char *action, sd_bus_error *error);

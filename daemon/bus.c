@@ -2,10 +2,13 @@
 /* The daemon on the system bus: connects, registers the objects and the
  * manager's event callbacks, takes the name. */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "bus.h"
 #include "bus-cpu.h"
 #include "bus-manager.h"
+#include "bus-pins.h"
 #include "log.h"
 
 /* Returns 0 or a negative errno (logged). */
@@ -18,6 +21,8 @@ int bus_connect(Manager *m) {
         r = bus_manager_register(m);
         if (r >= 0)
                 r = bus_cpu_register(m);
+        if (r >= 0)
+                r = bus_pins_register(m);
         if (r >= 0)
                 r = sd_bus_add_object_manager(m->bus, NULL, BUS_PATH);
         if (r < 0)
@@ -34,4 +39,17 @@ int bus_connect(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to acquire %s: %m", BUS_NAME);
         return 0;
+}
+
+/* Returns 0 or -ENOMEM (l freed). */
+int bus_nodes_add(char **l, size_t *n, const char *path) {
+        l[*n] = strdup(path);
+        if (l[*n]) {
+                (*n)++;
+                return 0;
+        }
+        while (*n > 0)
+                free(l[--*n]);
+        free(l);
+        return -ENOMEM;
 }

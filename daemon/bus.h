@@ -6,7 +6,12 @@
 
 #include "manager.h"
 
-/* Connects to the system bus, registers the Manager and CPU objects, the
+/* Connects to the system bus, registers the Manager, CPU and pin objects, the
  * object manager and the manager's event callbacks, attaches to m->event
  * and takes the name.  Returns 0 or a negative errno (logged). */
 int bus_connect(Manager *m);
+
+/* For a node enumerator: stores a copy of path at l[*n] (the caller made
+ * room) and counts it.  Returns 0, or -ENOMEM after freeing l and the *n
+ * paths in it. */
+int bus_nodes_add(char **l, size_t *n, const char *path);

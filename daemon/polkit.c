@@ -72,15 +72,20 @@ static PolkitQuery *polkit_registry_find(PolkitRegistry *r, sd_bus_message *m, c
         return NULL;
 }
 
-/* Returns true if the sender's effective uid is 0. */
-static bool sender_is_root(sd_bus_message *m) {
+/* Returns 0 or a negative errno. */
+int polkit_sender_euid(sd_bus_message *m, uid_t *ret) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        uid_t euid;
         int r;
 
         r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds);
-        if (r >= 0)
-                r = sd_bus_creds_get_euid(creds, &euid);
+        return r < 0 ? r : sd_bus_creds_get_euid(creds, ret);
+}
+
+/* Returns true if the sender's effective uid is 0. */
+static bool sender_is_root(sd_bus_message *m) {
+        uid_t euid;
+        int r = polkit_sender_euid(m, &euid);
+
         if (r < 0) {
                 log_debug_errno(r, "Failed to get the caller's effective uid: %m, asking polkit");
                 return false;
@@ -120,7 +125,11 @@ static int polkit_on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
                 log_warning_errno(r, "Failed to parse polkit's answer for %s: %m, denying.", q->action);
                 snprintf(q->reason, sizeof(q->reason), "polkit gave an unreadable answer");
         }
-        r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
+        /* The handler may have read arguments before asking: it reads them
+         * again from the start. */
+        r = sd_bus_message_rewind(q->request, true);
+        if (r >= 0)
+                r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->request), q->request);
         if (r < 0) {
                 log_error_errno(r, "Failed to dispatch the method call again: %m, dropping it.");
                 polkit_query_remove(q);

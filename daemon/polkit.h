@@ -7,6 +7,7 @@
  * and is then dispatched again, when polkit_verify() returns the verdict.
  * No polkit on the bus, or any error talking to it, means AccessDenied. */
 
+#include <sys/types.h>
 #include <systemd/sd-bus.h>
 
 #define POLKIT_ACTION_PREFIX "org.idlepolicy.IdlePolicy1."
@@ -25,3 +26,8 @@ PolkitRegistry *polkit_registry_free(PolkitRegistry *r);
  *            replying, the call is dispatched again when the answer is in.
  *        <0: refused or failed, with error set (AccessDenied when refused). */
 int polkit_verify(PolkitRegistry *r, sd_bus_message *message, const char *action, sd_bus_error *error);
+
+/* The effective uid of the sender of message (asked from the bus when the
+ * message does not carry it).  Returns 0 or a negative errno; *ret
+ * untouched on failure. */
+int polkit_sender_euid(sd_bus_message *m, uid_t *ret);

@@ -48,6 +48,18 @@ expect 2 "'profile' does not take --cpu" profile --cpu 1
 expect 2 "'weights' needs one CPU" weights
 expect 2 "'weights' needs one CPU" weights --cpu 0-1
 expect 2 "too many arguments for 'calibrate'" calibrate now
+expect 2 "'pin' needs 1 argument" pin --profile latency
+expect 2 "'pin' needs --profile NAME" pin pid:1 --cpus 1
+expect 2 "'pin' does not take --app-id" pin pid:1 --profile latency --app-id x
+expect 2 "'pins' does not take --cpus" pins --cpus 1
+expect 2 "'status' does not take --profile" status --profile latency
+expect 2 "invalid pin 'x'" unpin x
+expect 2 "invalid pin '0'" unpin 0
+expect 2 "'hold' needs 1 argument" hold
+expect 2 "'hold' does not take --profile" hold latency --profile latency
+expect 2 "'launch' needs 1 argument" launch --profile latency
+expect 2 "'launch' needs --profile NAME" launch -- true
+expect 2 "option '--cpus' needs an argument" launch --profile latency --cpus
 expect 1 'cannot connect to the system bus \(unix:path=.*no-such-socket\)' status
 expect 1 '"message": "cannot connect to the system bus' --json governor
 

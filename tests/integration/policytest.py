@@ -147,10 +147,11 @@ def state_json(test):
 
 
 class Signals:
-    """Collects a Manager signal (PlanChanged, CalibrationFinished) on a
+    """Collects a signal (the Manager's PlanChanged, CalibrationFinished,
+    PinReleased by default; another interface and path on request) on a
     connection of its own with a GLib main loop; wait() dispatches."""
 
-    def __init__(self, test, member):
+    def __init__(self, test, member, interface=T.MANAGER_IFACE, path=T.ROOT_PATH):
         from dbus.mainloop.glib import DBusGMainLoop  # noqa: PLC0415 - only these tests need GLib
         from gi.repository import GLib  # noqa: PLC0415
 
@@ -159,7 +160,7 @@ class Signals:
         test.addCleanup(self.bus.close)
         self.received = []
         self.bus.add_signal_receiver(lambda *args: self.received.append(tuple(args)), signal_name=member,
-                                     dbus_interface=T.MANAGER_IFACE, path=T.ROOT_PATH)
+                                     dbus_interface=interface, path=path)
 
     def wait(self, predicate=lambda received: received, timeout=10.0, what='the signal'):
         """Dispatches until predicate(received) is true; returns received."""

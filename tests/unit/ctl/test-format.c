@@ -84,6 +84,41 @@ START_TEST(test_format_cells) {
 }
 END_TEST
 
+START_TEST(test_format_pids) {
+        const uint32_t pids[] = { 1234, 1240, 1250, 1260 };
+        char b[64];
+
+        ck_assert_str_eq(ctl_format_pids(pids, 0, b, sizeof(b)), "-");
+        ck_assert_str_eq(ctl_format_pids(pids, 1, b, sizeof(b)), "1234");
+        ck_assert_str_eq(ctl_format_pids(pids, 3, b, sizeof(b)), "1234,1240,1250");
+        ck_assert_str_eq(ctl_format_pids(pids, 4, b, sizeof(b)), "1234,1240,1250,... (4)");
+        ck_assert_str_eq(ctl_format_pids(pids, 4, b, 8), "1234,12");      /* truncated */
+}
+END_TEST
+
+START_TEST(test_text_sanitize) {
+        char b[8];
+
+        ck_assert_str_eq(ctl_text_sanitize("sleep 5", b, sizeof(b)), "sleep 5");
+        ck_assert_str_eq(ctl_text_sanitize("a\nb\x1b\x7f", b, sizeof(b)), "a?b??");
+        ck_assert_str_eq(ctl_text_sanitize("caf\xc3\xa9", b, sizeof(b)), "caf??");
+        ck_assert_str_eq(ctl_text_sanitize("123456789", b, sizeof(b)), "1234567");
+        ck_assert_str_eq(ctl_text_sanitize("", b, sizeof(b)), "");
+}
+END_TEST
+
+START_TEST(test_error_explain_pins) {
+        sd_bus_error e = SD_BUS_ERROR_MAKE_CONST(IDLEPOLICY_ERROR_PREFIX "NoSuchPin", "No pin 7");
+        CtlErrorContext ctx = CTL_ERROR_CONTEXT("unpin");
+        char b[256];
+
+        ck_assert_str_eq(ctl_error_explain(&e, &ctx, b, sizeof(b)), "no such pin: No pin 7 (see 'idlepolicyctl pins')");
+        e = SD_BUS_ERROR_MAKE_CONST(IDLEPOLICY_ERROR_PREFIX "CPUOffline", "CPU 64 is not present");
+        ctx.cpu = CTL_CPU_ALL;
+        ck_assert_str_eq(ctl_error_explain(&e, &ctx, b, sizeof(b)), "a CPU is offline: CPU 64 is not present");
+}
+END_TEST
+
 START_TEST(test_error_explain) {
         sd_bus_error e = SD_BUS_ERROR_MAKE_CONST(IDLEPOLICY_ERROR_PREFIX "UnknownState", "No state FOO on CPU 2");
         CtlErrorContext ctx = CTL_ERROR_CONTEXT("disable the state");
@@ -124,6 +159,9 @@ static Suite *ctl_format_suite(void) {
         tcase_add_test(tc, test_format_usec);
         tcase_add_test(tc, test_format_cells);
         tcase_add_test(tc, test_error_explain);
+        tcase_add_test(tc, test_format_pids);
+        tcase_add_test(tc, test_text_sanitize);
+        tcase_add_test(tc, test_error_explain_pins);
         suite_add_tcase(s, tc);
         return s;
 }
