@@ -29,6 +29,7 @@
 #define BUS_ERROR_LIMIT_REACHED      BUS_ERROR_PREFIX "LimitReached"
 #define BUS_ERROR_NO_SUCH_PIN        BUS_ERROR_PREFIX "NoSuchPin"
 #define BUS_ERROR_NO_SUCH_HOLD       BUS_ERROR_PREFIX "NoSuchHold"
+#define BUS_ERROR_NO_SYSTEMD         BUS_ERROR_PREFIX "NoSystemd"
 
 /* The errno behind each name (see enforce.h and manager-policy.h; the
  * pins' ERRNO_* are in pins.h). */

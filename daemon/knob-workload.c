@@ -70,6 +70,10 @@ void knob_workload_set_system_bus(sd_bus *bus) {
         system_bus = sd_bus_ref(bus);
 }
 
+sd_bus *knob_workload_system_bus(void) {
+        return system_bus;
+}
+
 /* Returns buf. */
 char *knob_task_key(pid_t tid, uint64_t start_time, char *buf, size_t size) {
         snprintf(buf, size, KNOB_TASK_PREFIX "%d:%" PRIu64, (int) tid, start_time);

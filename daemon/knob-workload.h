@@ -67,6 +67,8 @@ const char *knob_workload_cgroup_root(void);
  * system bus connection; a reference is taken), or NULL: unit knobs are
  * -ENOTCONN until one is set. */
 void knob_workload_set_system_bus(sd_bus *bus);
+/* The bus set, or NULL (not a reference of the caller's). */
+sd_bus *knob_workload_system_bus(void);
 
 /* Formats the key of tid's affinity into buf (size bytes).  Returns buf. */
 char *knob_task_key(pid_t tid, uint64_t start_time, char *buf, size_t size);

@@ -4,7 +4,9 @@
  * when a pin or hold comes or goes. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "knob-workload.h"
 #include "log.h"
 #include "manager.h"
 #include "manager-pins.h"
@@ -114,6 +116,25 @@ int manager_pins_start(Manager *m) {
         r = pins_new(&c, &m->pins);
         if (r < 0)
                 return log_oom();
+        return manager_pins_refresh(m) < 0 ? log_oom() : 0;
+}
+
+/* A unit: knob left by a killed run could not be put back by the replay
+ * (no bus then). */
+static bool unit_key(const char *path, void *userdata) {
+        return strncmp(path, KNOB_UNIT_PREFIX, strlen(KNOB_UNIT_PREFIX)) == 0;
+}
+
+/* Returns 0 or a negative errno (logged). */
+int manager_pins_load(Manager *m) {
+        ErrorInfo e = {};
+        int r;
+
+        if (m->bus) {
+                knob_workload_set_system_bus(m->bus);
+                if (journal_restore_some(m->journal, m->root_fd, unit_key, NULL, &e) < 0)
+                        log_warning("%s, they stay in the restore journal.", e.message);
+        }
         r = pins_load(m->pins);
         if (r >= 0)
                 r = pins_load_rules(m->pins, m->pins_dir);
@@ -124,6 +145,7 @@ int manager_pins_start(Manager *m) {
 
 void manager_pins_free(Manager *m) {
         m->pins = pins_free(m->pins);
+        knob_workload_set_system_bus(NULL);
         free(m->cpu_choices);
         m->cpu_choices = NULL;
         m->n_cpu_choices = 0;

@@ -5,9 +5,14 @@
 
 #include "manager.h"
 
-/* The start-up phase after the policy's: the pins of pins.json re-applied.
- * Returns 0 or a negative errno (logged). */
+/* The start-up phase after the policy's: the pins and holds, empty (the
+ * bus registers them next).  Returns 0 or a negative errno (logged). */
 int manager_pins_start(Manager *m);
+
+/* The phase after the bus: the unit knobs a killed run left put back
+ * through systemd, then pins.json re-applied and the rules of pins.d.
+ * Returns 0 or a negative errno (logged). */
+int manager_pins_load(Manager *m);
 
 /* Frees the pins without touching a knob (the journal keeps them). */
 void manager_pins_free(Manager *m);

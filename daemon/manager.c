@@ -104,6 +104,7 @@ Manager *manager_free(Manager *m) {
         manager_policy_free(m);
         polkit_registry_free(m->polkit);
         sd_event_source_unref(m->tick_source);
+        sd_event_source_unref(m->exit_source);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         sampling_free(m->sampling);
@@ -250,6 +251,15 @@ static int manager_on_exit_signal(sd_event_source *s, const struct signalfd_sigi
         return sd_event_exit(m->event, 0);
 }
 
+/* The loop is exiting: put the knobs back now, before the bus's own exit
+ * source closes the connection (sd_bus_attach_event()) that a unit's
+ * AllowedCPUs is restored through.  main() calls manager_stop() again
+ * after the loop: it finds nothing left, or what failed here. */
+static int manager_on_exit(sd_event_source *s, void *userdata) {
+        (void) manager_stop(userdata);
+        return 0;
+}
+
 /* Returns 0 or a negative errno (logged). */
 static int manager_setup_event(Manager *m) {
         int r;
@@ -265,6 +275,11 @@ static int manager_setup_event(Manager *m) {
                 r = sd_event_add_signal(m->event, NULL, SIGHUP, manager_on_sighup, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add signal handlers: %m");
+        r = sd_event_add_exit(m->event, &m->exit_source, manager_on_exit, m);
+        if (r >= 0)
+                r = sd_event_source_set_priority(m->exit_source, SD_EVENT_PRIORITY_IMPORTANT);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the exit handler: %m");
         r = sd_event_add_time_relative(m->event, &m->tick_source, CLOCK_MONOTONIC, m->tick_usec, TICK_ACCURACY_USEC,
                                        manager_on_tick, m);
         if (r < 0)
@@ -334,6 +349,7 @@ int manager_start(Manager *m) {
                 manager_policy_start,
                 manager_pins_start,
                 manager_connect_bus,
+                manager_pins_load,
         };
         int r;
 

@@ -61,6 +61,7 @@ struct Manager {
         int (*connect_bus)(Manager *m);
         ManagerEvents events;
         sd_event_source *tick_source;
+        sd_event_source *exit_source;    /* restores before the bus closes */
         PolkitRegistry *polkit;
 
         char *config_path;

@@ -47,6 +47,7 @@ void pins_runtime_free(Pins *p, PinRuntime *rt) {
                         p->runtimes[i] = p->runtimes[--p->n_runtimes];
         process_watch_free(rt->process);
         cgroup_watch_free(rt->cgroup);
+        systemd_unit_watch_free(rt->unit);
         for (size_t k = 0; k < rt->n_keys; k++)
                 free(rt->keys[k]);
         free(rt->keys);
@@ -281,6 +282,55 @@ static int apply_cgroup(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
         return 0;
 }
 
+static void on_unit_stop(const char *unit, const char *why, void *userdata) {
+        PinRuntime *rt = userdata;
+
+        rt->ended = strcmp(why, "unwatched") == 0 ? "its stop can no longer be seen (the bus refused a match)" :
+                    strcmp(why, "removed") == 0 ? "the unit was unloaded" : "the unit stopped";
+        (void) sd_event_source_set_enabled(rt->owner->ends, SD_EVENT_ONESHOT);
+}
+
+/* A unit: its AllowedCPUs through systemd (systemd-unit.h), the original
+ * read and journaled first; the pin ends when the unit stops.  Returns 0
+ * or a named negative errno with e set. */
+static int apply_unit(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
+        sd_bus *bus = knob_workload_system_bus();
+        const char *unit = pin->target.value;
+        char key[PIN_TARGET_VALUE_MAX + 16];
+        CpuSet orig;
+        bool set = false;
+        int r;
+
+        if (!bus)
+                return errinfo_set(e, -ERRNO_NO_SYSTEMD, "No system bus: unit pins need systemd");
+        r = systemd_unit_get_allowed_cpus(bus, unit, &orig, &set, e);
+        if (r >= 0)
+                r = systemd_unit_is_active(bus, unit, e);
+        if (r == 0)
+                return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "The unit %s is not running", unit);
+        if (r == -ENOENT)
+                return -ERRNO_NO_SUCH_PROCESS;
+        if (r < 0)
+                return r == -EHOSTUNREACH || r == -EOPNOTSUPP || r == -EINVAL ? r : -EIO;
+        r = systemd_unit_watch_new(bus, unit, on_unit_stop, rt, &rt->unit, e);
+        if (r < 0)
+                return -EIO;
+        if (!pin->cpus_given) {
+                pin->cpus = set ? orig : p->ctx.topology(p->ctx.userdata)->online;
+                return 0;
+        }
+        if (!set)
+                cpuset_clear(&orig);
+        r = knob_unit_key(unit, key, sizeof(key));
+        if (r < 0)
+                return errinfo_set(e, -ERRNO_INVALID_TARGET, "Cannot pin the unit %s", unit);
+        r = pin_journal_original(p, rt, key, 0, &orig, e);
+        if (r < 0)
+                return r;
+        r = systemd_unit_set_allowed_cpus(bus, unit, &pin->cpus, e);
+        return r < 0 ? (r == -EHOSTUNREACH ? r : -EIO) : 0;
+}
+
 /* Returns 0 or a named negative errno with e set (nothing left changed). */
 int pins_apply(Pins *p, Pin *pin, ErrorInfo *e) {
         PinRuntime *rt = pins_runtime(p, pin->id, true);
@@ -291,6 +341,7 @@ int pins_apply(Pins *p, Pin *pin, ErrorInfo *e) {
                 return errinfo_set(e, -ENOMEM, "Out of memory");
         r = pin->target.kind == PIN_TARGET_PID ? apply_pid(p, pin, rt, e) :
             pin->target.kind == PIN_TARGET_CGROUP ? apply_cgroup(p, pin, rt, e) :
+            pin->target.kind == PIN_TARGET_UNIT ? apply_unit(p, pin, rt, e) :
             errinfo_set(e, -ERRNO_NOT_PINNABLE, "%s targets are not applied by this build yet",
                         pin_target_kind_to_string(pin->target.kind));
         if (r < 0 && pins_undo(p, pin->id, &undo) < 0)

@@ -8,6 +8,7 @@
 #include "pins.h"
 #include "proc-events.h"
 #include "process-watch.h"
+#include "systemd-unit.h"
 
 /* A pin's life on the machine: its watcher and the journal keys of the
  * knobs it changed (knob-workload.h), to put back when it ends. */
@@ -16,6 +17,7 @@ typedef struct PinRuntime {
         Pins *owner;
         ProcessWatch *process;
         CgroupWatch *cgroup;
+        SystemdUnitWatch *unit;
         char **keys;
         pid_t *key_pids;              /* per key: the process it belongs to (0: none) */
         size_t n_keys, n_allocated;

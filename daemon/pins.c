@@ -140,9 +140,6 @@ static int make_spec(Pins *p, const char *target, const char *cpus, const char *
         r = pin_target_parse(target, &ret->target, e);
         if (r < 0)
                 return -ERRNO_INVALID_TARGET;
-        if (ret->target.kind == PIN_TARGET_UNIT)
-                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "%s targets are not applied by this build yet",
-                                   pin_target_kind_to_string(ret->target.kind));
         r = parse_cpus(p, cpus, &ret->cpus, e);
         if (r < 0)
                 return r;

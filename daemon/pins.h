@@ -52,6 +52,7 @@
 #define ERRNO_LIMIT_REACHED    EDQUOT
 #define ERRNO_NO_SUCH_PIN      EIDRM
 #define ERRNO_NO_SUCH_HOLD     ENOMSG
+#define ERRNO_NO_SYSTEMD       EHOSTUNREACH
 
 #define PINS_FILE "pins.json"
 #define PINS_FILE_MAX ((size_t) 16 * 1024 * 1024)

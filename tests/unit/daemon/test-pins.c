@@ -212,7 +212,7 @@ START_TEST(test_bad_requests) {
         ck_assert_int_eq(pins_pin(w.pins, gone, "1", "latency", 0, "", 1, &id, &e), -ERRNO_NO_SUCH_PROCESS);
         ck_assert_int_eq(pins_pin(w.pins, "pid:2", "1", "latency", 0, "", 1, &id, &e), -ERRNO_NOT_PINNABLE);
         ck_assert_int_eq(pins_pin(w.pins, "cgroup:missing", "1", "latency", 0, "", 1, &id, &e), -ERRNO_NO_SUCH_PROCESS);
-        ck_assert_int_eq(pins_pin(w.pins, "unit:foo.service", "1", "latency", 0, "", 1, &id, &e), -ERRNO_NOT_PINNABLE);
+        ck_assert_int_eq(pins_pin(w.pins, "unit:foo.service", "1", "latency", 0, "", 1, &id, &e), -ERRNO_NO_SYSTEMD);
         ck_assert_uint_eq(pin_registry_n_pins(pins_registry(w.pins)), 0);
         ck_assert_uint_eq(journal_size(&w), 0);
         assert_affinity(pid, "0-1");
