@@ -219,13 +219,17 @@ static void cpu_poll(PolicyCpu *c, const PolicyStepInput *in, const Profile *pro
 
 /* A CPU whose profile changed (a pin came or went) keeps what its model
  * learned, but nothing the old profile decided holds it back: the new
- * profile's plan and poll decision may move at once. */
+ * profile's plan may move at once and its poll decision starts afresh. */
 static void profile_switch(PolicyCpu *c, const Profile *prof) {
         if (strcmp(c->profile, prof->name) == 0)
                 return;
         if (c->profile[0]) {
                 c->plan.held_ticks = UINT_MAX;
-                c->poll.held_ticks = UINT_MAX;
+                /* A poll decision is the old profile's pricing: the new one
+                 * decides afresh (a CPU that polled only under "latency"
+                 * would otherwise keep polling, its ticks measuring
+                 * nothing, until an exploration). */
+                c->has_poll = false;
         }
         snprintf(c->profile, sizeof(c->profile), "%s", prof->name);
 }

@@ -521,6 +521,27 @@ START_TEST(test_kvm_window_per_profile) {
 }
 END_TEST
 
+/* CPU 0 polls only under balanced; pinned with power-saver, its next tick
+ * (in which it polled only, measuring nothing) is priced afresh: it halts
+ * again at once instead of polling on under the old decision. */
+START_TEST(test_profile_switch_drops_poll_only) {
+        const PolicyCpu *c;
+        Machine m;
+
+        machine_kvm(&m, "balanced", "power-saver", HALT_WAKEUP_US);
+        kvm_round_trips(&m);
+        step(&m, NEVER);
+        c = cpu_of(&m, 0);
+        ck_assert_int_eq(c->poll.mode, POLL_MODE_ONLY);
+        m.cpus[0].profile = &m.cpu_profile[1];
+        kvm_polled_only(&m, 0, 0);
+        step(&m, NEVER);
+        ck_assert_int_ne(c->poll.mode, POLL_MODE_ONLY);
+        ck_assert_msg(c->allowed[HALT], "%s", c->reason);
+        machine_done(&m);
+}
+END_TEST
+
 /* ---- manual knobs -------------------------------------------------------- */
 
 /* Disabled by hand: stays disabled, and the ends it moves say MANUAL.  A
@@ -891,6 +912,7 @@ static Suite *step_suite(void) {
         tcase_add_test(kvm, test_kvm_poll_exploration_draw);
         tcase_add_test(kvm, test_two_profiles_kvm);
         tcase_add_test(kvm, test_kvm_window_per_profile);
+        tcase_add_test(kvm, test_profile_switch_drops_poll_only);
         suite_add_tcase(s, kvm);
         tcase_add_test(core, test_two_profiles);
         tcase_add_test(core, test_manual_knobs);
