@@ -17,23 +17,7 @@
 #include "log.h"
 #include "pin-proc.h"
 #include "unit.h"
-
-/* A child that sleeps until killed. */
-static pid_t sleeper(void) {
-        pid_t pid = fork();
-
-        ck_assert_int_ge(pid, 0);
-        if (pid == 0) {
-                for (;;)
-                        pause();
-        }
-        return pid;
-}
-
-static void reap(pid_t pid) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-}
+#include "child-test.h"
 
 /* The journal key of pid's main thread (start time read from /proc). */
 static void task_key(pid_t pid, char *buf, size_t size) {
@@ -104,7 +88,7 @@ END_TEST
 /* The child's affinity recorded, changed, and put back by a restore; the
  * journal holds a CPU list with a comma, written and read back whole. */
 START_TEST(test_task_affinity_restored) {
-        pid_t pid = sleeper();         /* before the journal: a child keeps no lock */
+        pid_t pid = child_sleeper();         /* before the journal: a child keeps no lock */
         FakeTree *t = unit_tree(NULL);
         Journal *j = journal_test_open(t);
         char key[64], orig[256], now[256];
@@ -124,13 +108,13 @@ START_TEST(test_task_affinity_restored) {
         journal_entries(j, &n);
         ck_assert_uint_eq(n, 0);
         journal_free(j);
-        reap(pid);
+        child_reap(pid);
 }
 END_TEST
 
 /* A killed daemon's journal: the next start replays the affinity. */
 START_TEST(test_task_affinity_replayed) {
-        pid_t pid = sleeper();         /* before the journal: a child keeps no lock */
+        pid_t pid = child_sleeper();         /* before the journal: a child keeps no lock */
         FakeTree *t = unit_tree(NULL);
         Journal *j = journal_test_open(t);
         char key[64], orig[256], now[256];
@@ -145,14 +129,14 @@ START_TEST(test_task_affinity_replayed) {
         affinity_str(pid, now, sizeof(now));
         ck_assert_str_eq(now, orig);
         journal_free(j);
-        reap(pid);
+        child_reap(pid);
 }
 END_TEST
 
 /* A TID whose start time is not the recorded one is another thread: it
  * is never touched, and the entry is forgotten; so is an exited one. */
 START_TEST(test_task_gone_or_reused) {
-        pid_t pid = sleeper(), dead = sleeper();
+        pid_t pid = child_sleeper(), dead = child_sleeper();
         FakeTree *t = unit_tree(NULL);
         Journal *j = journal_test_open(t);
         char key[64], other[64], now[256];
@@ -165,14 +149,14 @@ START_TEST(test_task_gone_or_reused) {
         ck_assert_int_eq(journal_record(j, other, "1"), 1);
         task_key(dead, key, sizeof(key));
         ck_assert_int_eq(journal_record(j, key, "1"), 1);
-        reap(dead);
+        child_reap(dead);
         ck_assert_int_eq(journal_restore(j, t->fd, &e), 0);
         journal_entries(j, &n);
         ck_assert_uint_eq(n, 0);
         affinity_str(pid, now, sizeof(now));
         ck_assert_str_eq(now, "0");
         journal_free(j);
-        reap(pid);
+        child_reap(pid);
 }
 END_TEST
 

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "pins.h"
 #include "unit.h"
+#include "child-test.h"
 
 typedef struct World {
         FakeTree *tree;
@@ -101,22 +102,6 @@ static void run_until(World *w, const unsigned *counter, unsigned want) {
         ck_assert_uint_ge(*counter, want);
 }
 
-static pid_t sleeper(void) {
-        pid_t pid = fork();
-
-        ck_assert_int_ge(pid, 0);
-        if (pid == 0) {
-                for (;;)
-                        pause();
-        }
-        return pid;
-}
-
-static void reap(pid_t pid) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-}
-
 static void assert_affinity(pid_t pid, const char *want) {
         char buf[64];
         CpuSet s;
@@ -143,7 +128,7 @@ static size_t journal_size(World *w) {
 
 /* Forks before the world: a child must not inherit the journal's lock. */
 START_TEST(test_pid_pin_and_unpin) {
-        pid_t pid = sleeper();
+        pid_t pid = child_sleeper();
         char target[32];
         ErrorInfo e = {};
         uint32_t id;
@@ -166,14 +151,14 @@ START_TEST(test_pid_pin_and_unpin) {
         assert_choice(&w, 1, "balanced", "machine");
         ck_assert_int_eq(pins_unpin(w.pins, id, &e), -ERRNO_NO_SUCH_PIN);
         world_done(&w);
-        reap(pid);
+        child_reap(pid);
 }
 END_TEST
 
 /* The process exits: the pin ends from the loop, its CPUs go back to the
  * machine's profile, nothing is left in the journal. */
 START_TEST(test_pin_ends_with_process) {
-        pid_t pid = sleeper();
+        pid_t pid = child_sleeper();
         char target[32];
         ErrorInfo e = {};
         uint32_t id;
@@ -182,7 +167,7 @@ START_TEST(test_pin_ends_with_process) {
         world_init(&w);
         snprintf(target, sizeof(target), "pid:%d", (int) pid);
         ck_assert_int_eq(pins_pin(w.pins, target, "0", "latency", 0, "", 1, &id, &e), 0);
-        reap(pid);
+        child_reap(pid);
         run_until(&w, &w.released, 1);
         ck_assert_uint_eq(w.released_id, id);
         ck_assert_ptr_null(pin_registry_find((PinRegistry *) pins_registry(w.pins), id));
@@ -194,13 +179,13 @@ END_TEST
 
 /* Every bad request: its named errno, nothing pinned or journaled. */
 START_TEST(test_bad_requests) {
-        pid_t pid = sleeper(), dead = sleeper();
+        pid_t pid = child_sleeper(), dead = child_sleeper();
         char target[32], gone[32];
         ErrorInfo e = {};
         uint32_t id;
         World w;
 
-        reap(dead);
+        child_reap(dead);
         world_init(&w);
         snprintf(target, sizeof(target), "pid:%d", (int) pid);
         snprintf(gone, sizeof(gone), "pid:%d", (int) dead);
@@ -221,7 +206,7 @@ START_TEST(test_bad_requests) {
         assert_affinity(pid, "1");
         ck_assert_int_eq(pins_release(w.pins, 77), -ERRNO_NO_SUCH_HOLD);
         world_done(&w);
-        reap(pid);
+        child_reap(pid);
 }
 END_TEST
 
@@ -249,7 +234,7 @@ END_TEST
 /* pins.json: a second Pins on the same state re-establishes the pin of
  * the process that still runs. */
 START_TEST(test_pins_persist) {
-        pid_t pid = sleeper();
+        pid_t pid = child_sleeper();
         char target[32];
         ErrorInfo e = {};
         uint32_t id;
@@ -268,7 +253,7 @@ START_TEST(test_pins_persist) {
         ck_assert_int_eq(pins_pin(w.pins, "cgroup:test", "1", "latency", 0, "", 1, &id, &e), 0);
         ck_assert_uint_eq(id, 2);                       /* ids go on after a restart */
         world_done(&w);
-        reap(pid);
+        child_reap(pid);
 }
 END_TEST
 
@@ -344,7 +329,7 @@ START_TEST(test_exec_rules) {
         snprintf(target, sizeof(target), "exe:%s", exe);
         r = pins_pin(w.pins, target, "1", "latency", 0, "", 1, &id, &e);
         if (r == -ERRNO_NOT_PINNABLE) {
-                reap(early);
+                child_reap(early);
                 world_done(&w);
                 return;                 /* no proc connector here: nothing to test */
         }
@@ -352,7 +337,7 @@ START_TEST(test_exec_rules) {
         pin = wait_pids(&w, id, 1);     /* the scan found the early one */
         ck_assert_int_eq(pin->pids[0], early);
         assert_affinity(early, "1");
-        reap(early);
+        child_reap(early);
         pin = wait_pids(&w, id, 0);
         ck_assert_int_eq(pin->state, PIN_STATE_WAITING);
         ck_assert_uint_eq(journal_size(&w), 0);
@@ -371,7 +356,7 @@ START_TEST(test_exec_rules) {
         ck_assert_int_eq(pins_unpin(w.pins, id2, &e), 0);
         assert_affinity(pid, "0-1");
         ck_assert_uint_eq(journal_size(&w), 0);
-        reap(pid);
+        child_reap(pid);
         world_done(&w);
 }
 END_TEST
