@@ -37,8 +37,9 @@ int manager_pins_refresh(Manager *m) {
 }
 
 /* A pin or hold came or went: the profiles in force now, the bus told,
- * and the next tick brought forward to now, so the CPUs of a pin that
- * ended go back to the machine's plan at once. */
+ * and the CPUs whose profile moved planned again now, so the CPUs of a
+ * pin that ended go back to the machine's plan at once, not at the next
+ * tick. */
 static void on_pins_changed(void *userdata) {
         Manager *m = userdata;
         _cleanup_free_ const Profile **before = calloc(m->n_cpu_choices + 1, sizeof(Profile *));
@@ -65,10 +66,8 @@ static void on_pins_changed(void *userdata) {
                 moved = before[cpu] != m->cpu_choices[cpu].profile;
         if (!moved)
                 return;
-        /* Before the first rates (start-up) the next tick is the first. */
-        if (m->tick_source && m->sampling && m->sampling->has_rates && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0 &&
-            sd_event_source_set_time(m->tick_source, now) >= 0)
-                (void) sd_event_source_set_enabled(m->tick_source, SD_EVENT_ONESHOT);
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
+                manager_policy_replan(m, now);
 }
 
 static void on_pin_released(uint32_t id, const char *why, void *userdata) {

@@ -200,6 +200,23 @@ void manager_policy_tick(Manager *m, uint64_t now_usec) {
                 enforce_plan(m, now_usec);
 }
 
+void manager_policy_replan(Manager *m, uint64_t now_usec) {
+        PolicySources src;
+        PolicyStepInput in;
+
+        if (!m->sampling || !m->policy || calibrator_running(m->calibrator) || !m->sampling->has_rates ||
+            !m->system.driver[0])
+                return;
+        src = policy_sources(m);
+        if (policy_input_build(&m->policy_input, &src, &in) < 0) {
+                (void) sd_event_exit(m->event, log_oom());
+                return;
+        }
+        policy_loop_replan(m->policy, &in, on_plan_changed, m);
+        if (m->mode == DAEMON_MODE_ENFORCE)
+                enforce_plan(m, now_usec);
+}
+
 void manager_policy_hotplug(Manager *m) {
         if (policy_loop_resize(m->policy, m->sampling->topology) < 0)
                 (void) sd_event_exit(m->event, log_oom());

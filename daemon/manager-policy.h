@@ -39,6 +39,11 @@ void manager_policy_tick(Manager *m, uint64_t now_usec);
 /* After the online CPUs changed. */
 void manager_policy_hotplug(Manager *m);
 
+/* The profiles in force moved (a pin or hold came or went): the CPUs whose
+ * profile changed are planned again at once, from what they learned, and
+ * in enforce mode the plan is written. */
+void manager_policy_replan(Manager *m, uint64_t now_usec);
+
 /* SIGHUP: reloads the profiles; a bad file keeps the last good set. */
 void manager_policy_reload(Manager *m);
 

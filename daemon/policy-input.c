@@ -53,13 +53,13 @@ static void cpu_fill(const PolicySources *src, unsigned cpu, PolicyCpuInput *in)
         *in = (PolicyCpuInput) { .online = cpuset_contains(&s->topology->online, cpu) };
         if (!in->online)
                 return;
+        in->profile = cpu < src->n_choices && src->choices[cpu].profile ? src->choices[cpu].profile : src->profile;
         in->info = cpuidle_sampler_states(s->sampler, cpu, &n);
         in->tick.n_states = n;
         /* A CPU not read at this tick: its plan holds, its model waits. */
         if (!r || !r->fresh || !r->valid || !smp || n == 0 || n > MODEL_STATES_MAX || r->n_states != n || smp->n_states != n)
                 return;
         in->valid = true;
-        in->profile = cpu < src->n_choices && src->choices[cpu].profile ? src->choices[cpu].profile : src->profile;
         in->resume_latency_na = smp->has_resume_latency && smp->resume_latency_us == CPUIDLE_RESUME_LATENCY_NA;
         in->tick.interval_us = interval;
         in->tick.util = r->util >= 0 ? (int) (r->util * 1024.0 + 0.5) : -1;

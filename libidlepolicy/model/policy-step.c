@@ -293,3 +293,35 @@ void policy_loop_tick(PolicyLoop *l, const PolicyStepInput *in, PlanChangedFunc 
                         changed(cpu, &l->cpus[cpu], userdata);
         l->ticks++;
 }
+
+/* Re-decides one CPU whose profile changed from the model and the last
+ * tick it learned from, without learning.  Returns true if it did. */
+static bool cpu_redecide(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in) {
+        const PolicyCpuInput *ci = &in->cpus[cpu];
+        PolicyCpu *c = &l->cpus[cpu];
+
+        c->fresh = false;
+        if (!ci->online || !ci->profile || !c->active || !c->settled || strcmp(c->profile, ci->profile->name) == 0)
+                return false;
+        profile_switch(c, ci->profile);
+        (void) policy_decide_cpu(ci->profile, &c->model, &c->tick, step_random(l, in), &c->plan);
+        cpu_poll(c, in, ci->profile, &l->sys);
+        c->fresh = true;
+        return true;
+}
+
+void policy_loop_replan(PolicyLoop *l, const PolicyStepInput *in, PlanChangedFunc changed, void *userdata) {
+        unsigned n = l->n_cpus < in->n_cpus ? l->n_cpus : in->n_cpus;
+        bool any = false;
+
+        for (unsigned cpu = 0; cpu < n; cpu++)
+                any |= cpu_redecide(l, cpu, in);
+        if (!any)
+                return;
+        policy_system_decide(l, in);
+        for (unsigned cpu = 0; cpu < n; cpu++)
+                if (l->cpus[cpu].fresh && cpu_settle(l, cpu, in) && changed)
+                        changed(cpu, &l->cpus[cpu], userdata);
+        for (unsigned cpu = 0; cpu < n; cpu++)
+                l->cpus[cpu].fresh = false;
+}

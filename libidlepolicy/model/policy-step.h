@@ -128,6 +128,14 @@ void policy_loop_reset(PolicyLoop *l);
  * NULL) is called per moved plan. */
 void policy_loop_tick(PolicyLoop *l, const PolicyStepInput *in, PlanChangedFunc changed, void *userdata);
 
+/* Between ticks: every CPU whose profile in in differs from the one it
+ * last learned under (a pin or hold came or went) gets its plan decided
+ * again under the new profile, from its model and its last tick, without
+ * learning; then the machine's decisions.  in->cpus[cpu].profile must be
+ * set for every online CPU (valid or not).  changed as for
+ * policy_loop_tick(). */
+void policy_loop_replan(PolicyLoop *l, const PolicyStepInput *in, PlanChangedFunc changed, void *userdata);
+
 /* The CPU's state, or NULL when it has no model. */
 const PolicyCpu *policy_loop_cpu(const PolicyLoop *l, unsigned cpu);
 

@@ -542,6 +542,31 @@ START_TEST(test_profile_switch_drops_poll_only) {
 }
 END_TEST
 
+/* Between ticks a pin ends: policy_loop_replan() plans CPU 0 again under
+ * its new profile at once, from what it learned (no new counters): it
+ * halts again; CPU 1, whose profile did not change, is left alone. */
+START_TEST(test_replan_between_ticks) {
+        const PolicyCpu *c;
+        Machine m;
+
+        machine_kvm(&m, "balanced", "balanced", HALT_WAKEUP_US);
+        kvm_round_trips(&m);
+        step(&m, NEVER);
+        c = cpu_of(&m, 0);
+        ck_assert_int_eq(c->poll.mode, POLL_MODE_ONLY);
+        m.cpu_profile[0] = shipped("power-saver");
+        memset(m.changed, 0, sizeof(m.changed));
+        policy_loop_replan(m.loop, &m.in, on_changed, &m);
+        ck_assert_str_eq(c->profile, "power-saver");
+        ck_assert_int_ne(c->poll.mode, POLL_MODE_ONLY);
+        ck_assert_msg(c->allowed[HALT], "%s", c->reason);
+        ck_assert_uint_eq(m.changed[0], 1);
+        ck_assert_uint_eq(m.changed[1], 0);
+        ck_assert_int_eq(cpu_of(&m, 1)->poll.mode, POLL_MODE_ONLY);
+        machine_done(&m);
+}
+END_TEST
+
 /* ---- manual knobs -------------------------------------------------------- */
 
 /* Disabled by hand: stays disabled, and the ends it moves say MANUAL.  A
@@ -913,6 +938,7 @@ static Suite *step_suite(void) {
         tcase_add_test(kvm, test_two_profiles_kvm);
         tcase_add_test(kvm, test_kvm_window_per_profile);
         tcase_add_test(kvm, test_profile_switch_drops_poll_only);
+        tcase_add_test(kvm, test_replan_between_ticks);
         suite_add_tcase(s, kvm);
         tcase_add_test(core, test_two_profiles);
         tcase_add_test(core, test_manual_knobs);
