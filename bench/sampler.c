@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sysfs-paths.h"
 #include "cpuidle.h"
 #include "faketree.h"
 #include "fileio.h"
@@ -449,18 +450,18 @@ static unsigned io_open_files(int root_fd, int *fds) {
         unsigned n = 0;
 
         for (unsigned cpu = 0; n + CPUIDLE_STATES_MAX * 6 + 1 <= IO_FILES_MAX; cpu++) {
-                snprintf(path, sizeof(path), "sys/devices/system/cpu/cpu%u", cpu);
+                snprintf(path, sizeof(path), SYSFS_CPU_FMT, cpu);
                 if (faccessat(root_fd, path, F_OK, 0) < 0)
                         break;
                 for (unsigned k = 0; k < CPUIDLE_STATES_MAX; k++)
                         for (unsigned i = 0; i < 6; i++) {
-                                snprintf(path, sizeof(path), "sys/devices/system/cpu/cpu%u/cpuidle/state%u/%s",
+                                snprintf(path, sizeof(path), SYSFS_CPU_STATE_FILE_FMT,
                                          cpu, k, names[i]);
                                 int fd = fileio_open_at(root_fd, path);
                                 if (fd >= 0)
                                         fds[n++] = fd;
                         }
-                snprintf(path, sizeof(path), "sys/devices/system/cpu/cpu%u/power/pm_qos_resume_latency_us", cpu);
+                snprintf(path, sizeof(path), SYSFS_CPU_RESUME_LATENCY_FMT, cpu);
                 int fd = fileio_open_at(root_fd, path);
                 if (fd >= 0)
                         fds[n++] = fd;

@@ -50,3 +50,8 @@
 #define PROCFS_STAT                     "proc/stat"
 #define PROCFS_INTERRUPTS               "proc/interrupts"
 #define PROCFS_TIMER_LIST               "proc/timer_list"
+#define PROCFS_DIR                      "proc"
+#define PROCFS_PID_FMT                  "proc/%d"                       /* pid */
+#define PROCFS_PID_STAT_FMT             PROCFS_PID_FMT "/stat"
+#define PROCFS_PID_EXE_FMT              PROCFS_PID_FMT "/exe"
+#define PROCFS_PID_TASK_FMT             PROCFS_PID_FMT "/task"

@@ -12,6 +12,7 @@
 
 #include "fileio.h"
 #include "pin-proc.h"
+#include "sysfs-paths.h"
 
 /* The fields after the comm that are read: 3 (state) to 22 (start time). */
 #define STAT_FIELDS 20
@@ -112,7 +113,7 @@ int proc_read_stat(int root_fd, pid_t pid, ProcStat *ret) {
 
         if (pid <= 0)
                 return -EINVAL;
-        snprintf(path, sizeof(path), "proc/%d/stat", (int) pid);
+        snprintf(path, sizeof(path), PROCFS_PID_STAT_FMT, (int) pid);
         fd = fileio_open_at(root_fd, path);
         if (fd == -ENOENT)
                 return -ESRCH;
@@ -134,7 +135,7 @@ static int missing_reason(int root_fd, pid_t pid) {
         char path[32];
         struct stat st;
 
-        snprintf(path, sizeof(path), "proc/%d", (int) pid);
+        snprintf(path, sizeof(path), PROCFS_PID_FMT, (int) pid);
         return fstatat(root_fd, path, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT ? -ESRCH : -ENOENT;
 }
 
@@ -146,7 +147,7 @@ int proc_read_exe(int root_fd, pid_t pid, char *buf, size_t size) {
 
         if (pid <= 0 || size == 0)
                 return -EINVAL;
-        snprintf(path, sizeof(path), "proc/%d/exe", (int) pid);
+        snprintf(path, sizeof(path), PROCFS_PID_EXE_FMT, (int) pid);
         n = readlinkat(root_fd, path, buf, size);
         if (n < 0)
                 return errno == ENOENT ? missing_reason(root_fd, pid) : -errno;
@@ -232,7 +233,7 @@ static int list_numeric(int root_fd, const char *path, pid_t **ret, size_t *ret_
 }
 
 int proc_list_pids(int root_fd, pid_t **ret, size_t *ret_n) {
-        return list_numeric(root_fd, "proc", ret, ret_n);
+        return list_numeric(root_fd, PROCFS_DIR, ret, ret_n);
 }
 
 int proc_list_tasks(int root_fd, pid_t pid, pid_t **ret, size_t *ret_n) {
@@ -241,7 +242,7 @@ int proc_list_tasks(int root_fd, pid_t pid, pid_t **ret, size_t *ret_n) {
 
         if (pid <= 0)
                 return -EINVAL;
-        snprintf(path, sizeof(path), "proc/%d/task", (int) pid);
+        snprintf(path, sizeof(path), PROCFS_PID_TASK_FMT, (int) pid);
         r = list_numeric(root_fd, path, ret, ret_n);
         return r == -ENOENT ? -ESRCH : r;
 }
