@@ -81,3 +81,12 @@ int path_open_base(const char *path, int *ret_dir_fd, const char **ret_rel) {
         *ret_rel = path + strspn(path, "/");
         return 0;
 }
+
+/* Returns the fd or a negative errno. */
+int host_root_fd(void) {
+        static int fd = -1;
+
+        if (fd < 0)
+                fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}

@@ -25,3 +25,10 @@ int write_file_atomic(int dir_fd, const char *name, const char *text);
  * past the leading slashes); a relative one AT_FDCWD and path itself.
  * Returns 0 or a negative errno. */
 int path_open_base(const char *path, int *ret_dir_fd, const char **ret_rel);
+
+/* The host's "/", opened once (O_PATH) and kept: processes are real
+ * whatever root the idle knobs live under (--root), so their /proc is read
+ * through this (the library's proc_read_stat() and friends take paths
+ * like "proc/PID/stat").  Returns the fd (not the caller's to close) or a
+ * negative errno. */
+int host_root_fd(void);

@@ -10,6 +10,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "fs-util.h"
 #include "knob-workload.h"
 #include "log.h"
 #include "pin-proc.h"
@@ -163,20 +164,10 @@ bool knob_workload_value_valid(const WorkloadKnob *k, const char *value) {
         return strspn(value, "0123456789,-") == n && cpuset_parse(value, &set, NULL) >= 0;
 }
 
-/* Opens "/" once, for the host's /proc: threads are real whatever root the
- * idle knobs live under.  Returns the fd or -errno. */
-static int host_root(void) {
-        static int fd = -1;
-
-        if (fd < 0)
-                fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        return fd < 0 ? -errno : fd;
-}
-
 /* Returns 0 if tid is the thread started at start_time, else -ENOENT. */
 static int task_check(const WorkloadKnob *k) {
         ProcStat st;
-        int root = host_root(), r;
+        int root = host_root_fd(), r;
 
         if (root < 0)
                 return root;

@@ -43,15 +43,16 @@ PinRuntime *pins_runtime(Pins *p, uint32_t id, bool create) {
 /* Frees rt's watcher and keys and drops it from p. */
 void pins_runtime_free(Pins *p, PinRuntime *rt) {
         for (size_t i = 0; i < p->n_runtimes; i++)
-                if (p->runtimes[i] == rt)
+                if (p->runtimes[i] == rt) {
                         p->runtimes[i] = p->runtimes[--p->n_runtimes];
+                        break;
+                }
         process_watch_free(rt->process);
         cgroup_watch_free(rt->cgroup);
         systemd_unit_watch_free(rt->unit);
         for (size_t k = 0; k < rt->n_keys; k++)
-                free(rt->keys[k]);
+                free(rt->keys[k].key);
         free(rt->keys);
-        free(rt->key_pids);
         free(rt);
 }
 
@@ -66,35 +67,39 @@ void pins_runtimes_free(Pins *p) {
  * a cgroup's). */
 static int runtime_add_key(PinRuntime *rt, const char *key, pid_t pid) {
         char *k = strdup(key);
-        size_t allocated = rt->n_allocated;
 
-        if (!k || array_reserve_one((void **) &rt->keys, rt->n_keys, &rt->n_allocated, sizeof(char *)) < 0 ||
-            array_reserve_one((void **) &rt->key_pids, rt->n_keys, &allocated, sizeof(pid_t)) < 0) {
+        if (!k || array_reserve_one((void **) &rt->keys, rt->n_keys, &rt->n_allocated, sizeof(PinKey)) < 0) {
                 free(k);
                 return -ENOMEM;
         }
-        rt->key_pids[rt->n_keys] = pid;
-        rt->keys[rt->n_keys++] = k;
+        rt->keys[rt->n_keys++] = (PinKey) { .key = k, .pid = pid };
         return 0;
 }
 
-/* Journals key's original (a CPU list) before the first change.  Returns
- * 0 or -EIO with e set. */
-static int pin_journal_original(Pins *p, PinRuntime *rt, const char *key, pid_t pid, const CpuSet *orig,
-                                ErrorInfo *e) {
-        _cleanup_free_ char *list = malloc(KNOB_CPULIST_MAX);
-        int r;
+/* Journals key's original value before the first change and keeps the
+ * key for the pin's end.  Returns 0 or -EIO with e set. */
+static int pin_journal_value(Pins *p, PinRuntime *rt, const char *key, pid_t pid, const char *original,
+                             ErrorInfo *e) {
+        int r = journal_record(p->ctx.journal, key, original);
 
-        if (!list)
-                return -ENOMEM;
-        r = cpuset_format(orig, list, KNOB_CPULIST_MAX);
-        if (r >= 0)
-                r = journal_record(p->ctx.journal, key, list);
         if (r >= 0)
                 r = runtime_add_key(rt, key, pid);
         if (r < 0)
                 return errinfo_set(e, -EIO, "Failed to journal the original of %s: %s", key, strerror(-r));
         return 0;
+}
+
+/* pin_journal_value() for an original that is a CPU set.  Returns 0 or
+ * -EIO with e set. */
+static int pin_journal_original(Pins *p, PinRuntime *rt, const char *key, pid_t pid, const CpuSet *orig,
+                                ErrorInfo *e) {
+        _cleanup_free_ char *list = malloc(KNOB_CPULIST_MAX);
+
+        if (!list)
+                return -ENOMEM;
+        if (cpuset_format(orig, list, KNOB_CPULIST_MAX) < 0)
+                return errinfo_set(e, -EIO, "Failed to journal the original of %s: too long", key);
+        return pin_journal_value(p, rt, key, pid, list, e);
 }
 
 /* Forgets the keys of process pid (it exited: its threads are gone, and so
@@ -106,12 +111,10 @@ void pins_runtime_forget_process(Pins *p, PinRuntime *rt, pid_t pid) {
         if (!gone)
                 return;
         for (size_t i = 0; i < rt->n_keys; i++) {
-                if (rt->key_pids[i] == pid) {
-                        gone[n++] = rt->keys[i];
-                        continue;
-                }
-                rt->key_pids[kept] = rt->key_pids[i];
-                rt->keys[kept++] = rt->keys[i];
+                if (rt->keys[i].pid == pid)
+                        gone[n++] = rt->keys[i].key;
+                else
+                        rt->keys[kept++] = rt->keys[i];
         }
         rt->n_keys = kept;
         if (n > 0 && journal_forget(p->ctx.journal, gone, n) < 0)
@@ -264,12 +267,12 @@ static int apply_cgroup(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
                 if (!cur || !want)
                         return -ENOMEM;
                 r = knob_workload_read(&k, cur, KNOB_CPULIST_MAX);
-                if (r >= 0)
-                        r = journal_record(p->ctx.journal, key, cur);
-                if (r >= 0)
-                        r = runtime_add_key(rt, key, 0);
-                if (r >= 0)
-                        r = cpuset_format(&pin->cpus, want, KNOB_CPULIST_MAX);
+                if (r < 0)
+                        return errinfo_set(e, -EIO, "Failed to read %s/cpuset.cpus: %s", dir, strerror(-r));
+                r = pin_journal_value(p, rt, key, 0, cur, e);
+                if (r < 0)
+                        return r;
+                r = cpuset_format(&pin->cpus, want, KNOB_CPULIST_MAX);
                 if (r >= 0)
                         r = knob_workload_write(&k, want);
                 if (r < 0)
@@ -354,7 +357,7 @@ static bool runtime_has_key(const char *path, void *userdata) {
         const PinRuntime *rt = userdata;
 
         for (size_t i = 0; i < rt->n_keys; i++)
-                if (strcmp(rt->keys[i], path) == 0)
+                if (strcmp(rt->keys[i].key, path) == 0)
                         return true;
         return false;
 }

@@ -10,6 +10,13 @@
 #include "process-watch.h"
 #include "systemd-unit.h"
 
+/* A journal key a pin changed, and the process it belongs to (0: none, a
+ * cgroup's or a unit's). */
+typedef struct PinKey {
+        char *key;
+        pid_t pid;
+} PinKey;
+
 /* A pin's life on the machine: its watcher and the journal keys of the
  * knobs it changed (knob-workload.h), to put back when it ends. */
 typedef struct PinRuntime {
@@ -18,8 +25,7 @@ typedef struct PinRuntime {
         ProcessWatch *process;
         CgroupWatch *cgroup;
         SystemdUnitWatch *unit;
-        char **keys;
-        pid_t *key_pids;              /* per key: the process it belongs to (0: none) */
+        PinKey *keys;
         size_t n_keys, n_allocated;
         const char *ended;            /* the watcher saw the workload end: why (static) */
 } PinRuntime;
@@ -32,7 +38,7 @@ struct Pins {
         sd_event_source *ends;        /* defer, off until a watcher fires: pins.c ends the
                                        * pins whose runtime says ended */
         ProcEvents *events;           /* the proc connector, while an exec rule is active */
-        int host_fd;                  /* "/": processes are always the host's */
+        int host_fd;                  /* host_root_fd(): processes are always the host's */
 };
 
 /* pins-apply.c */

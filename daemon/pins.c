@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "fs-util.h"
 #include "json-dir.h"
 #include "log.h"
 #include "macro.h"
@@ -49,13 +50,14 @@ int pins_new(const PinsContext *c, Pins **ret) {
         if (!p)
                 return -ENOMEM;
         p->ctx = *c;
-        p->host_fd = -1;
         r = sd_event_add_defer(c->event, &p->ends, on_ends, p);
         if (r >= 0)
                 r = sd_event_source_set_enabled(p->ends, SD_EVENT_OFF);
         p->registry = pin_registry_new();
-        p->host_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (r < 0 || !p->registry || p->host_fd < 0) {
+        p->host_fd = host_root_fd();
+        if (r >= 0 && p->host_fd < 0)
+                r = p->host_fd;
+        if (r < 0 || !p->registry) {
                 pins_free(p);
                 return r < 0 ? r : -ENOMEM;
         }
@@ -71,7 +73,6 @@ Pins *pins_free(Pins *p) {
         pins_runtimes_free(p);
         sd_event_source_disable_unref(p->ends);
         pin_registry_free(p->registry);
-        fileio_closep(&p->host_fd);
         free(p);
         return NULL;
 }

@@ -10,20 +10,12 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "fs-util.h"
 #include "process-owner.h"
+#include "sysfs-paths.h"
 
 /* A status file is about 1.5 KiB. */
 #define STATUS_MAX 16384
-
-/* Opens the host's /proc once (processes are real whatever root the idle
- * knobs live under).  Returns the fd or -errno. */
-static int host_proc(void) {
-        static int fd = -1;
-
-        if (fd < 0)
-                fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        return fd < 0 ? -errno : fd;
-}
 
 /* Reads the "Uid:" line of a status text: real, effective, saved.
  * Returns 0 or -EBADMSG. */
@@ -48,17 +40,17 @@ int process_owner_check(pid_t pid, uid_t uid, int *ret_pidfd) {
         _cleanup_(fileio_closep) int pidfd = -1;
         char path[32];
         uid_t uids[3];
-        int proc = host_proc(), r;
+        int root = host_root_fd(), r;
 
         if (pid <= 0)
                 return -ESRCH;
-        if (proc < 0)
-                return proc;
+        if (root < 0)
+                return root;
         pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
         if (pidfd < 0)
                 return errno == EINVAL ? -ESRCH : -errno;
-        snprintf(path, sizeof(path), "%" PRIiMAX "/status", (intmax_t) pid);
-        r = fileio_read_regular_at(proc, path, STATUS_MAX, 0, &status, NULL);
+        snprintf(path, sizeof(path), PROCFS_PID_FMT "/status", (int) pid);
+        r = fileio_read_regular_at(root, path, STATUS_MAX, 0, &status, NULL);
         if (r == -ENOENT || !process_pidfd_alive(pidfd))
                 return -ESRCH;
         if (r < 0)

@@ -11,11 +11,9 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "fs-util.h"
+#include "pin-proc.h"
 #include "process-watch.h"
-
-/* /proc/PID/stat: about 300 bytes; comm is at most 64 bytes escaped. */
-#define STAT_MAX 2048
-#define STAT_START_TIME 22
 
 struct ProcessWatch {
         pid_t pid;
@@ -25,51 +23,16 @@ struct ProcessWatch {
         void *userdata;
 };
 
-/* Returns a pointer to field (1-based, > 2) of a stat line, whose second
- * field, comm, may hold spaces and parentheses but is the last to end in
- * ')'; NULL if the line has fewer fields. */
-static const char *stat_field(const char *line, unsigned field) {
-        const char *s = strrchr(line, ')');
-
-        if (!s)
-                return NULL;
-        s++;
-        for (unsigned i = 3; i <= field; i++) {
-                if (*s != ' ')
-                        return NULL;
-                s++;
-                if (i < field)
-                        s += strcspn(s, " ");
-        }
-        return *s ? s : NULL;
-}
-
 int process_get_start_time(pid_t pid, uint64_t *ret) {
-        _cleanup_close_ int fd = -1;
-        char path[64], line[STAT_MAX], number[24];
-        const char *s;
-        uint64_t t;
-        size_t n;
-        int r;
+        int root = host_root_fd(), r;
+        ProcStat st;
 
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return errno == ENOENT ? -ESRCH : -errno;
-        r = fileio_pread_string(fd, line, sizeof(line));
+        if (root < 0)
+                return root;
+        r = proc_read_stat(root, pid, &st);
         if (r < 0)
                 return r;
-        s = stat_field(line, STAT_START_TIME);
-        if (!s)
-                return -EBADMSG;
-        n = strcspn(s, " ");
-        if (n == 0 || n >= sizeof(number))
-                return -EBADMSG;
-        memcpy(number, s, n);
-        number[n] = '\0';
-        if (parse_u64(number, &t) < 0)
-                return -EBADMSG;
-        *ret = t;
+        *ret = st.start_time;
         return 0;
 }
 

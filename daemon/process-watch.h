@@ -26,10 +26,10 @@ typedef struct ProcessWatch ProcessWatch;
  * free the watch. */
 typedef void (*ProcessWatchExit)(pid_t pid, void *userdata);
 
-/* Reads pid's start time (field 22 of /proc/PID/stat) into *ret.  A
- * minimal parser of its own, until the library has one.  Returns 0,
- * -ESRCH (no such process), -EBADMSG (not a stat line), or a negative
- * errno of open/read.  *ret is untouched on failure. */
+/* Reads pid's start time (field 22 of the host's /proc/PID/stat, through
+ * the library's proc_read_stat()) into *ret.  Returns 0, -ESRCH (no such
+ * process), -EBADMSG (not a stat line), or another negative errno of the
+ * read.  *ret is untouched on failure. */
 int process_get_start_time(pid_t pid, uint64_t *ret);
 
 /* Opens a pidfd for pid, THEN reads the start time of pid and compares it
