@@ -33,7 +33,17 @@ int manager_pins_refresh(Manager *m) {
                 return r;
         }
         m->n_cpu_choices = n;
+        m->cpu_choices_machine = manager_profile(m);
         return 0;
+}
+
+/* Returns 0 or -ENOMEM. */
+int manager_pins_refresh_stale(Manager *m) {
+        unsigned n = m->sampling ? m->sampling->topology->n_cpus : 0;
+
+        if (m->pins && n > 0 && m->n_cpu_choices == n && m->cpu_choices_machine == manager_profile(m))
+                return 0;
+        return manager_pins_refresh(m);
 }
 
 /* A pin or hold came or went: the profiles in force now, the bus told,

@@ -20,3 +20,9 @@ void manager_pins_free(Manager *m);
 /* Recomputes the profile in force per CPU (m->cpu_choices).  Returns 0
  * or -ENOMEM. */
 int manager_pins_refresh(Manager *m);
+
+/* manager_pins_refresh() unless the choices are current: the pins and
+ * holds refresh them when they change (and SIGHUP when the profiles are
+ * reloaded), so a tick recomputes them only when the machine profile or
+ * the number of CPUs moved.  Returns 0 or -ENOMEM. */
+int manager_pins_refresh_stale(Manager *m);

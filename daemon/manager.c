@@ -191,7 +191,7 @@ static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         r = manager_sample(m);
         if (r < 0)
                 return sd_event_exit(m->event, r);
-        if (manager_pins_refresh(m) == -ENOMEM)
+        if (manager_pins_refresh_stale(m) == -ENOMEM)
                 return sd_event_exit(m->event, log_oom());
         if (!m->sample_failing && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
                 manager_policy_tick(m, now);
@@ -240,6 +240,9 @@ static int manager_on_sighup(sd_event_source *s, const struct signalfd_siginfo *
                 log_info("Reloaded configuration from %s.", m->config_path);
         }
         manager_policy_reload(m);
+        /* The profiles in force point into the set the reload replaced. */
+        if (manager_pins_refresh(m) == -ENOMEM)
+                return sd_event_exit(m->event, log_oom());
         (void) sd_notify(false, "READY=1\nSTATUS=Running.");
         return 0;
 }

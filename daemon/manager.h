@@ -103,6 +103,7 @@ struct Manager {
         char *pins_dir;
         CpuProfileChoice *cpu_choices;
         unsigned n_cpu_choices;
+        const Profile *cpu_choices_machine;  /* the machine profile they were made under */
 };
 
 /* Loads the configuration and opens the root.  Returns 0 or a negative
