@@ -119,6 +119,17 @@ static void assert_choice(World *w, unsigned cpu, const char *profile, const cha
         ck_assert_msg(strstr(c[cpu].source, source_has), "\"%s\" not in \"%s\"", source_has, c[cpu].source);
 }
 
+/* Pins process pid to cpus with profile, which must work.  Returns the id. */
+static uint32_t pin_pid(World *w, pid_t pid, const char *cpus, const char *profile) {
+        char target[32];
+        ErrorInfo e = {};
+        uint32_t id = 0;
+
+        snprintf(target, sizeof(target), "pid:%d", (int) pid);
+        ck_assert_msg(pins_pin(w->pins, target, cpus, profile, 0, "test", 1, &id, &e) == 0, "%s", e.message);
+        return id;
+}
+
 static size_t journal_size(World *w) {
         size_t n;
 
@@ -129,15 +140,13 @@ static size_t journal_size(World *w) {
 /* Forks before the world: a child must not inherit the journal's lock. */
 START_TEST(test_pid_pin_and_unpin) {
         pid_t pid = child_sleeper();
-        char target[32];
         ErrorInfo e = {};
         uint32_t id;
         World w;
 
         world_init(&w);
-        snprintf(target, sizeof(target), "pid:%d", (int) pid);
         assert_affinity(pid, "0-1");
-        ck_assert_int_eq(pins_pin(w.pins, target, "1", "latency", 0, "test", 1, &id, &e), 0);
+        id = pin_pid(&w, pid, "1", "latency");
         ck_assert_uint_eq(id, 1);
         assert_affinity(pid, "1");
         ck_assert_uint_eq(journal_size(&w), 1);
@@ -159,14 +168,11 @@ END_TEST
  * machine's profile, nothing is left in the journal. */
 START_TEST(test_pin_ends_with_process) {
         pid_t pid = child_sleeper();
-        char target[32];
-        ErrorInfo e = {};
         uint32_t id;
         World w;
 
         world_init(&w);
-        snprintf(target, sizeof(target), "pid:%d", (int) pid);
-        ck_assert_int_eq(pins_pin(w.pins, target, "0", "latency", 0, "", 1, &id, &e), 0);
+        id = pin_pid(&w, pid, "0", "latency");
         child_reap(pid);
         run_until(&w, &w.released, 1);
         ck_assert_uint_eq(w.released_id, id);
@@ -235,14 +241,12 @@ END_TEST
  * the process that still runs. */
 START_TEST(test_pins_persist) {
         pid_t pid = child_sleeper();
-        char target[32];
         ErrorInfo e = {};
         uint32_t id;
         World w;
 
         world_init(&w);
-        snprintf(target, sizeof(target), "pid:%d", (int) pid);
-        ck_assert_int_eq(pins_pin(w.pins, target, "0", "latency", 0, "kept", 1, &id, &e), 0);
+        id = pin_pid(&w, pid, "0", "latency");
         ck_assert_int_eq(journal_restore(w.journal, w.tree->fd, &e), 1);     /* as a clean exit does */
         assert_affinity(pid, "0-1");
         w.pins = pins_free(w.pins);

@@ -521,6 +521,19 @@ START_TEST(test_kvm_window_per_profile) {
 }
 END_TEST
 
+/* A KVM guest whose CPU 0 (balanced, the machine's) polls only after
+ * round trips; CPU 1 under profile1.  Returns CPU 0. */
+static const PolicyCpu *kvm_cpu0_polls_only(Machine *m, const char *profile1) {
+        const PolicyCpu *c;
+
+        machine_kvm(m, "balanced", profile1, HALT_WAKEUP_US);
+        kvm_round_trips(m);
+        step(m, NEVER);
+        c = cpu_of(m, 0);
+        ck_assert_int_eq(c->poll.mode, POLL_MODE_ONLY);
+        return c;
+}
+
 /* CPU 0 polls only under balanced; pinned with power-saver, its next tick
  * (in which it polled only, measuring nothing) is priced afresh: it halts
  * again at once instead of polling on under the old decision. */
@@ -528,11 +541,7 @@ START_TEST(test_profile_switch_drops_poll_only) {
         const PolicyCpu *c;
         Machine m;
 
-        machine_kvm(&m, "balanced", "power-saver", HALT_WAKEUP_US);
-        kvm_round_trips(&m);
-        step(&m, NEVER);
-        c = cpu_of(&m, 0);
-        ck_assert_int_eq(c->poll.mode, POLL_MODE_ONLY);
+        c = kvm_cpu0_polls_only(&m, "power-saver");
         m.cpus[0].profile = &m.cpu_profile[1];
         kvm_polled_only(&m, 0, 0);
         step(&m, NEVER);
@@ -549,11 +558,7 @@ START_TEST(test_replan_between_ticks) {
         const PolicyCpu *c;
         Machine m;
 
-        machine_kvm(&m, "balanced", "balanced", HALT_WAKEUP_US);
-        kvm_round_trips(&m);
-        step(&m, NEVER);
-        c = cpu_of(&m, 0);
-        ck_assert_int_eq(c->poll.mode, POLL_MODE_ONLY);
+        c = kvm_cpu0_polls_only(&m, "balanced");
         m.cpu_profile[0] = shipped("power-saver");
         memset(m.changed, 0, sizeof(m.changed));
         policy_loop_replan(m.loop, &m.in, on_changed, &m);
