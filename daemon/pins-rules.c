@@ -92,13 +92,18 @@ static int rule_apply(Pins *p, Pin *pin, pid_t pid, const ProcStat *st, const ch
  * it was applied to. */
 static unsigned process_match(Pins *p, pid_t pid) {
         char exe[PIN_TARGET_VALUE_MAX];
-        bool have_exe;
+        bool want_exe = false, have_exe = false;
         unsigned n = 0;
         ProcStat st;
 
         if (proc_read_stat(p->host_fd, pid, &st) < 0 || st.kthread)
                 return 0;
-        have_exe = proc_read_exe(p->host_fd, pid, exe, sizeof(exe)) >= 0;
+        /* Every exec of the machine comes here: the link is read only
+         * when an exe: rule needs it. */
+        PIN_REGISTRY_FOREACH_PIN(pin, p->registry)
+                want_exe |= pin_is_rule(pin) && pin->target.kind == PIN_TARGET_EXE;
+        if (want_exe)
+                have_exe = proc_read_exe(p->host_fd, pid, exe, sizeof(exe)) >= 0;
         PIN_REGISTRY_FOREACH_PIN(pin, p->registry)
                 if (pin_is_rule(pin) && rule_apply(p, pin, pid, &st, have_exe ? exe : NULL) > 0) {
                         rule_moved(p, pin);
