@@ -41,6 +41,7 @@ void manager_policy_free(Manager *m) {
         m->calibration = calibration_free(m->calibration);
         m->policy = policy_loop_free(m->policy);
         policy_input_buffer_done(&m->policy_input);
+        plan_enforcer_done(&m->enforcer);
         m->overrides = overrides_free(m->overrides);
         persist_done(&m->persist);
         free(m->profiles);

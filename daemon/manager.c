@@ -144,6 +144,7 @@ static int manager_sample(Manager *m) {
         if (m->sample_failing)
                 log_info("Sampling the counters works again.");
         m->sample_failing = false;
+        plan_enforcer_sampled(&m->enforcer, m->sampling);
         manager_note_governor(m, m->sampling->latest->governor, true);
         return 0;
 }
@@ -167,6 +168,8 @@ static int manager_rebuild_sampling(Manager *m) {
         sampling_free(m->sampling);
         m->sampling = TAKE_PTR(s);
         manager_policy_hotplug(m);
+        if (m->pins)
+                pins_online_changed(m->pins);
         (void) cpuset_format(&m->sampling->topology->online, list, sizeof(list));
         log_info("Online CPUs changed, now %s.", list);
         manager_emit(m, "OnlineCPUs");

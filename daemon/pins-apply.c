@@ -66,7 +66,12 @@ void pins_runtimes_free(Pins *p) {
 /* Returns 0 or -ENOMEM.  pid: the process the key belongs to (0: none,
  * a cgroup's). */
 static int runtime_add_key(PinRuntime *rt, const char *key, pid_t pid) {
-        char *k = strdup(key);
+        char *k;
+
+        for (size_t i = 0; i < rt->n_keys; i++)
+                if (strcmp(rt->keys[i].key, key) == 0)
+                        return 0;
+        k = strdup(key);
 
         if (!k || array_reserve_one((void **) &rt->keys, rt->n_keys, &rt->n_allocated, sizeof(PinKey)) < 0) {
                 free(k);
@@ -236,6 +241,26 @@ static int cgroup_cpus(int cg_fd, const char *rel, CpuSet *ret) {
         return r < 0 ? r : cpuset_parse(buf, ret, NULL);
 }
 
+/* The cpuset.cpus knob of the cgroup rel (under the mount cg_fd): its
+ * directory, journal key and knob.  Returns 0 or a named negative errno
+ * with e set. */
+static int cgroup_knob(int cg_fd, const char *rel, char dir[static KNOB_CGROUP_PATH_MAX],
+                       char key[static KNOB_CGROUP_PATH_MAX + 32], WorkloadKnob *ret, ErrorInfo *e) {
+        int r;
+
+        if (cg_fd < 0)
+                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "No cgroup mount at %s", knob_workload_cgroup_root());
+        snprintf(dir, KNOB_CGROUP_PATH_MAX, "%s/%s", knob_workload_cgroup_root(), rel);
+        if (faccessat(cg_fd, rel, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+                return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No cgroup %s", dir);
+        r = knob_cgroup_key(dir, key, KNOB_CGROUP_PATH_MAX + 32);
+        if (r >= 0)
+                r = knob_workload_parse(key, ret);
+        if (r < 0)
+                return errinfo_set(e, -ERRNO_INVALID_TARGET, "Cannot pin the cgroup %s", dir);
+        return 0;
+}
+
 /* Returns 0 or a named negative errno with e set. */
 static int apply_cgroup(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
         const char *rel = pin->target.value;
@@ -245,16 +270,9 @@ static int apply_cgroup(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
         CpuSet orig;
         int r;
 
-        if (cg_fd < 0)
-                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "No cgroup mount at %s", knob_workload_cgroup_root());
-        snprintf(dir, sizeof(dir), "%s/%s", knob_workload_cgroup_root(), rel);
-        if (faccessat(cg_fd, rel, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
-                return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No cgroup %s", dir);
-        r = knob_cgroup_key(dir, key, sizeof(key));
-        if (r >= 0)
-                r = knob_workload_parse(key, &k);
+        r = cgroup_knob(cg_fd, rel, dir, key, &k, e);
         if (r < 0)
-                return errinfo_set(e, -ERRNO_INVALID_TARGET, "Cannot pin the cgroup %s", dir);
+                return r;
         r = cgroup_cpus(cg_fd, rel, &orig);
         if (r < 0)
                 return errinfo_set(e, -ERRNO_NOT_PINNABLE, "The cgroup %s has no cpuset (no cpuset controller): %s",
@@ -373,4 +391,58 @@ int pins_undo(Pins *p, uint32_t id, ErrorInfo *e) {
                 r = journal_restore_some(p->ctx.journal, p->ctx.root_fd, runtime_has_key, rt, e);
         pins_runtime_free(p, rt);
         return r < 0 ? r : 0;
+}
+
+/* The cgroup pin's cpuset.cpus set to cpus again if it holds anything
+ * else (cgroup v1 drops an offline CPU from it for good).  Returns 0 or a
+ * named negative errno with e set. */
+static int reassert_cgroup(const Pin *pin, const CpuSet *cpus, ErrorInfo *e) {
+        char dir[KNOB_CGROUP_PATH_MAX], key[KNOB_CGROUP_PATH_MAX + 32];
+        _cleanup_close_ int cg_fd = open(knob_workload_cgroup_root(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_free_ char *cur = malloc(KNOB_CPULIST_MAX), *want = malloc(KNOB_CPULIST_MAX);
+        WorkloadKnob k;
+        CpuSet now;
+        int r;
+
+        if (!cur || !want)
+                return -ENOMEM;
+        r = cgroup_knob(cg_fd, pin->target.value, dir, key, &k, e);
+        if (r < 0)
+                return r;
+        r = knob_workload_read(&k, cur, KNOB_CPULIST_MAX);
+        if (r < 0)
+                return errinfo_set(e, -EIO, "Failed to read %s/cpuset.cpus: %s", dir, strerror(-r));
+        if (cpuset_parse(cur, &now, NULL) >= 0 && cpuset_equal(&now, cpus))
+                return 0;
+        r = cpuset_format(cpus, want, KNOB_CPULIST_MAX);
+        if (r >= 0)
+                r = knob_workload_write(&k, want);
+        if (r < 0)
+                return errinfo_set(e, -EIO, "Failed to set %s/cpuset.cpus: %s", dir, strerror(-r));
+        return 0;
+}
+
+int pins_reassert(Pins *p, Pin *pin, const CpuSet *online, ErrorInfo *e) {
+        PinRuntime *rt = pins_runtime(p, pin->id, false);
+        CpuSet cpus;
+        int r = 0;
+
+        if (!rt || !pin->cpus_given || (pin->state != PIN_STATE_ACTIVE && !pin_target_is_rule(&pin->target)))
+                return 0;
+        cpuset_clear(&cpus);
+        CPUSET_FOREACH(cpu, &pin->cpus)
+                if (cpuset_contains(online, (unsigned) cpu))
+                        cpuset_add(&cpus, (unsigned) cpu);
+        if (cpuset_count(&cpus) == 0)
+                return 0;
+        if (pin->target.kind == PIN_TARGET_CGROUP)
+                return reassert_cgroup(pin, &cpus, e);
+        if (pin->target.kind == PIN_TARGET_UNIT)
+                return 0;               /* AllowedCPUs outlives hotplug (cgroup v2) */
+        for (size_t i = 0; r >= 0 && i < pin->n_pids; i++) {
+                r = pins_pin_process(p, rt, pin->pids[i], &cpus, e);
+                if (r == -ESRCH)
+                        r = 0;          /* gone: its watcher or the exit event ends it */
+        }
+        return r;
 }

@@ -50,6 +50,15 @@ struct Pins {
  * back what it changed. */
 int pins_apply(Pins *p, Pin *pin, ErrorInfo *e);
 
+/* After the online CPUs changed: the pin's processes (or its cgroup's
+ * cpuset.cpus) are set to its CPUs that are online again, since the
+ * kernel widened the affinity of the tasks whose CPUs all went offline
+ * (and cgroup v1 dropped them from cpuset.cpus).  Nothing when none of its
+ * CPUs is online (the kernel's fallback stands until one is), for a pin
+ * that keeps its workload's CPUs, and for a unit (AllowedCPUs is kept
+ * across hotplug).  Returns 0 or a named negative errno with e set. */
+int pins_reassert(Pins *p, Pin *pin, const CpuSet *online, ErrorInfo *e);
+
 /* Puts back what pin id changed and stops its watcher.  Returns 0, or
  * -EIO with e naming the knobs that stay in the journal. */
 int pins_undo(Pins *p, uint32_t id, ErrorInfo *e);

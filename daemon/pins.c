@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bus-error.h"
 #include "fileio.h"
 #include "fs-util.h"
 #include "json-dir.h"
@@ -111,17 +112,20 @@ static void notify_changed(Pins *p) {
 }
 
 /* Parses a CPU list of a request: "" is the empty set; every CPU must be
- * online.  Returns 0, -EBADE or -EHOSTDOWN with e set. */
+ * online.  Returns 0, -EBADE, -ENXIO (a CPU this machine does not have) or
+ * -EHOSTDOWN (one that is offline) with e set. */
 static int parse_cpus(Pins *p, const char *text, CpuSet *ret, ErrorInfo *e) {
         const Topology *t = p->ctx.topology(p->ctx.userdata);
         ErrorInfo inner = {};
 
         if (cpuset_parse(text, ret, &inner) < 0)
                 return errinfo_set(e, -ERRNO_INVALID_CPUS, "Invalid CPU list \"%.64s\": %s", text, inner.message);
-        CPUSET_FOREACH(cpu, ret)
+        CPUSET_FOREACH(cpu, ret) {
+                if (!cpuset_contains(&t->present, (unsigned) cpu))
+                        return errinfo_set(e, -ERRNO_UNKNOWN_CPU, "CPU %d is not present (CPUs present: see the CPUs property)", cpu);
                 if (!cpuset_contains(&t->online, (unsigned) cpu))
-                        return errinfo_set(e, -EHOSTDOWN, "CPU %d is %s", cpu,
-                                           cpuset_contains(&t->present, (unsigned) cpu) ? "offline" : "not present");
+                        return errinfo_set(e, -ERRNO_CPU_OFFLINE, "CPU %d is offline", cpu);
+        }
         return 0;
 }
 
@@ -303,6 +307,19 @@ int pins_choices(Pins *p, const Profile *machine, unsigned n_cpus, CpuProfileCho
         if (r < 0)
                 return r;
         return pin_precedence_resolve(machine, claims, n, n_cpus, ret);
+}
+
+void pins_online_changed(Pins *p) {
+        const CpuSet *online = &p->ctx.topology(p->ctx.userdata)->online;
+
+        for (size_t i = 0; i < pin_registry_n_pins(p->registry); i++) {
+                Pin *pin = pin_registry_pin_at(p->registry, i);
+                ErrorInfo e = {};
+
+                if (pins_reassert(p, pin, online, &e) < 0)
+                        log_warning("Pin %" PRIu32 ": failed to set its CPUs again after CPU hotplug: %s, ignoring",
+                                    pin->id, e.message[0] ? e.message : "out of memory");
+        }
 }
 
 /* Re-applies a pin taken from pins.json; one whose workload is gone ends.

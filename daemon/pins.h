@@ -24,7 +24,7 @@
  * tick.
  *
  * Errors are named (bus-error.h): -EBADMSG InvalidTarget, -EBADE
- * InvalidCPUs, -EHOSTDOWN CPUOffline, -ENOPKG UnknownProfile, -ECHILD
+ * InvalidCPUs, -ENXIO UnknownCPU, -EHOSTDOWN CPUOffline, -ENOPKG UnknownProfile, -ECHILD
  * NoSuchProcess (a dead PID, or a cgroup path that does not exist),
  * -EOPNOTSUPP NotPinnable (a kernel thread or PF_NO_SETAFFINITY; a cgroup
  * without cpuset.cpus; a target kind this build does not apply yet),
@@ -109,10 +109,16 @@ int pins_unpin(Pins *p, uint32_t id, ErrorInfo *e);
 
 /* Holds profile on cpus ("" = all CPUs) for the bus client owner (a
  * unique name) until pins_release() or pins_release_owner().  Returns 0
- * with the cookie in *ret_cookie, or -ENOPKG, -EBADE, -EHOSTDOWN, -EDQUOT
+ * with the cookie in *ret_cookie, or -ENOPKG, -EBADE, -ENXIO, -EHOSTDOWN, -EDQUOT
  * (64 per owner) with e set. */
 int pins_hold(Pins *p, const char *profile, const char *cpus, const char *reason, const char *app_id,
               const char *owner, uid_t uid, uint32_t *ret_cookie, ErrorInfo *e);
+/* Call when the online CPUs changed: every pin's workload is set to its
+ * CPUs that are online (the kernel widened the affinity of the tasks whose
+ * CPUs all went offline; cgroup v1 dropped them from cpuset.cpus).  A
+ * failure is logged; the pin stays. */
+void pins_online_changed(Pins *p);
+
 /* Returns 0 or -ENOMSG. */
 int pins_release(Pins *p, uint32_t cookie);
 /* Releases every hold of owner (it left the bus).  Returns the number released. */

@@ -30,21 +30,66 @@ static int wanted_knobs_add(WantedKnobs *l, const char *path, const char *value)
         return 0;
 }
 
+void plan_enforcer_done(PlanEnforcer *pe) {
+        free(pe->unsampled);
+        pe->unsampled = NULL;
+        pe->n_unsampled = pe->allocated = 0;
+}
+
+static bool unsampled_contains(const PlanEnforcer *pe, const char *path) {
+        for (size_t i = 0; i < pe->n_unsampled; i++)
+                if (strcmp(pe->unsampled[i].path, path) == 0)
+                        return true;
+        return false;
+}
+
+/* Remembers the knobs just written (every one asked: those found as
+ * asked are harmless extras).  Returns 0 or -ENOMEM. */
+static int unsampled_add(PlanEnforcer *pe, const EnforceKnob *knobs, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                if (unsampled_contains(pe, knobs[i].path))
+                        continue;
+                if (array_reserve_one((void **) &pe->unsampled, pe->n_unsampled, &pe->allocated, sizeof(EnforceKnob)) < 0)
+                        return -ENOMEM;
+                pe->unsampled[pe->n_unsampled++] = knobs[i];
+        }
+        return 0;
+}
+
+void plan_enforcer_sampled(PlanEnforcer *pe, const Sampling *s) {
+        size_t kept = 0;
+
+        for (size_t i = 0; s && i < pe->n_unsampled; i++) {
+                const CpuidleCpuSample *smp;
+                KnobId id;
+
+                if (knob_parse(pe->unsampled[i].path, &id) < 0 || id.kind == KNOB_GOVERNOR || id.kind == KNOB_HALTPOLL)
+                        continue;
+                smp = sampling_counters(s, id.cpu);
+                if (!smp || smp->fresh)
+                        continue;
+                pe->unsampled[kept++] = pe->unsampled[i];
+        }
+        pe->n_unsampled = kept;
+}
+
 /* Adds the knob at path: set to want when want is not NULL, else back to
- * its original if the plan changed it.  current is what it holds now.
- * Returns 0 or -ENOMEM. */
-static int want_knob(WantedKnobs *l, const PolicySources *in, const char *path, const char *want, const char *current) {
+ * its original if the plan changed it.  current is what it held at the
+ * last sample: a knob written since goes to enforce_write_knobs(), which
+ * reads it first.  Returns 0 or -ENOMEM. */
+static int want_knob(WantedKnobs *l, const PlanEnforcer *pe, const PolicySources *in, const char *path,
+                     const char *want, const char *current) {
         if (overrides_contains(in->overrides, path))
                 return 0;
         if (!want && policy_owns_knob(in, path))
                 want = journal_original(in->journal, path);
-        if (!want || strcmp(want, current) == 0)
+        if (!want || (strcmp(want, current) == 0 && !unsampled_contains(pe, path)))
                 return 0;
         return wanted_knobs_add(l, path, want);
 }
 
 /* The disable knobs and the resume latency of one CPU. */
-static int want_cpu(WantedKnobs *l, const PolicyLoop *pl, const PolicySources *in, unsigned cpu) {
+static int want_cpu(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl, const PolicySources *in, unsigned cpu) {
         const PolicyCpu *c = &pl->cpus[cpu];
         const CpuidleCpuSample *smp = sampling_counters(in->sampling, cpu);
         unsigned n = 0;
@@ -62,16 +107,16 @@ static int want_cpu(WantedKnobs *l, const PolicyLoop *pl, const PolicySources *i
                 return 0;
         for (unsigned k = 0; r >= 0 && k < n; k++)
                 if (info[k].files & CPUIDLE_HAS_DISABLE)
-                        r = want_knob(l, in, knob_state_disable_path(cpu, k, path), c->allowed[k] ? "0" : "1",
+                        r = want_knob(l, pe, in, knob_state_disable_path(cpu, k, path), c->allowed[k] ? "0" : "1",
                                       smp->states[k].disabled ? "1" : "0");
         if (r < 0 || !smp->has_resume_latency)
                 return r;
         cpuidle_format_resume_latency(smp->resume_latency_us, current);
-        return want_knob(l, in, knob_resume_latency_path(cpu, path), poll_only ? "n/a" : NULL, current);
+        return want_knob(l, pe, in, knob_resume_latency_path(cpu, path), poll_only ? "n/a" : NULL, current);
 }
 
 /* guest_halt_poll_ns: the window while the plan polls in one. */
-static int want_haltpoll(WantedKnobs *l, const PolicyLoop *pl, const PolicySources *in) {
+static int want_haltpoll(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl, const PolicySources *in) {
         const HaltpollParams *h = &in->system->haltpoll;
         char want[32], current[32];
 
@@ -79,7 +124,7 @@ static int want_haltpoll(WantedKnobs *l, const PolicyLoop *pl, const PolicySourc
                 return 0;
         snprintf(want, sizeof(want), "%" PRIu64, pl->sys.poll.window_ns);
         snprintf(current, sizeof(current), "%" PRIu64, h->poll_ns);
-        return want_knob(l, in, SYSFS_HALTPOLL_NS,
+        return want_knob(l, pe, in, SYSFS_HALTPOLL_NS,
                          pl->sys.kvm && pl->sys.has_poll && pl->sys.poll.mode == POLL_MODE_WINDOW ? want : NULL, current);
 }
 
@@ -95,7 +140,7 @@ static int want_governor(WantedKnobs *l, PlanEnforcer *pe, const PolicyLoop *pl,
         if (!in->system->governor_writable ||
             (!pl->sys.governor_required && pe->governor_switched_usec > 0 && now_usec - pe->governor_switched_usec < hold_usec))
                 return 0;
-        r = want_knob(l, in, SYSFS_CPUIDLE_GOVERNOR, want, in->system->governor);
+        r = want_knob(l, pe, in, SYSFS_CPUIDLE_GOVERNOR, want, in->system->governor);
         *ret_switch = l->n > before;
         return r;
 }
@@ -110,11 +155,13 @@ int plan_enforce(PlanEnforcer *pe, const PolicyLoop *l, const PolicySources *in,
 
         r = want_governor(&list, pe, l, in, now_usec, governor_hold_usec, &governor);
         if (r >= 0)
-                r = want_haltpoll(&list, l, in);
+                r = want_haltpoll(&list, pe, l, in);
         for (unsigned cpu = 0; r >= 0 && cpu < l->n_cpus; cpu++)
-                r = want_cpu(&list, l, in, cpu);
+                r = want_cpu(&list, pe, l, in, cpu);
         if (r >= 0)
                 r = enforce_write_knobs(t, list.knobs, list.n, &e);
+        if (r > 0 && unsampled_add(pe, list.knobs, list.n) < 0)
+                r = -ENOMEM;
         if (r == -ENOMEM)
                 return log_oom();
         if (r < 0) {

@@ -479,7 +479,7 @@ class BadInput(PinTestCase):
             ('UnknownProfile', target, '1', 'nope'),
             ('InvalidCPUs', target, '1-x', 'latency'),
             ('InvalidCPUs', target, '0,,1', 'latency'),
-            ('CPUOffline', target, '64', 'latency'),         # not present: "CPU 64 is not present"
+            ('UnknownCPU', target, '64', 'latency'),         # not present: "CPU 64 is not present"
             ('InvalidTarget', 'pid:0', '1', 'latency'),
             ('InvalidTarget', 'pid:x', '1', 'latency'),
             ('InvalidTarget', 'pid:-5', '1', 'latency'),
@@ -538,7 +538,7 @@ class BadInput(PinTestCase):
 
     def test_bad_holds(self):
         for error, profile, cpus in (('UnknownProfile', 'nope', ''), ('InvalidCPUs', 'latency', 'x'),
-                                     ('CPUOffline', 'latency', '64')):
+                                     ('UnknownCPU', 'latency', '64')):
             with self.subTest(error=error, cpus=cpus):
                 self.assert_rejected(error, 'Hold', profile, cpus, '', '')
 
@@ -552,6 +552,33 @@ class OfflineCPU(PinTestCase):
         self.assert_dbus_error('CPUOffline', 'Pin', f'pid:{child.pid}', '1', 'latency')
         self.assert_dbus_error('CPUOffline', 'Hold', 'latency', '0-1', '', '')
         self.assertEqual(self.holds(), [])
+        self.assert_nothing_pinned(child)
+
+    def test_cpu_not_present(self):
+        child = self.sleeper()
+        self.assert_dbus_error('UnknownCPU', 'Pin', f'pid:{child.pid}', '7', 'latency')
+        self.assert_dbus_error('UnknownCPU', 'Hold', 'latency', '0,5', '', '')
+        self.assertEqual(self.holds(), [])
+        self.assert_nothing_pinned(child)
+
+    def test_pinned_cpu_goes_offline_and_back(self):
+        """The pin stays while its CPU is offline; when it is back, the
+        affinity the kernel widened meanwhile is set to the pin's CPUs again
+        and the CPU runs the pin's profile."""
+        child = self.sleeper()
+        path = self.pin(f'pid:{child.pid}', '1', 'latency')
+        self.assertEqual(affinity(child.pid), [1])
+        self.make_tree(self.tree, ['--set-offline', '1'])
+        T.wait_for(lambda: str(self.manager_prop('OnlineCPUs')) == '0', what='CPU 1 offline')
+        self.assertEqual(self.pins(), [path])
+        self.assertEqual(str(self.pin_props(path)['State']), 'active')
+        os.sched_setaffinity(child.pid, {0, 1})      # what the kernel does to a task whose CPUs all went
+        self.make_tree(self.tree, ['--set-online', '1'])
+        T.wait_for(lambda: str(self.manager_prop('OnlineCPUs')) == '0-1', what='CPU 1 online')
+        T.wait_for(lambda: affinity(child.pid) == [1], what='the pin\'s affinity again')
+        T.wait_for(lambda: str(self.cpu_prop(1, 'Profile')) == 'latency', what='CPU 1 latency again')
+        self.assertEqual(str(self.cpu_prop(0, 'ProfileSource')), 'machine')
+        self.call('Unpin', T.dbus.ObjectPath(path))
         self.assert_nothing_pinned(child)
 
 
@@ -622,6 +649,60 @@ class CgroupPins(PinTestCase):
                 self.assertEqual(self.pins(), [])
                 self.assertEqual(self.cpuset(), '')
         self.assert_daemon_alive()
+
+
+class PinsBetweenTicks(PinTestCase):
+    """On the KVM tree with a dear halt, latency polls only (resume latency
+    "n/a").  The tick is then made an hour long: whatever the knobs do
+    afterwards is done by the pin's start and end, not by a tick.  A pin
+    that ends right after it began must put its CPU back although no sample
+    has read the knobs it wrote."""
+    TREE_ARGS = ['--cpus', '2']
+    START_DAEMON = False
+    HOUR_USEC = 3600000000
+
+    def write_config(self, tick_usec):
+        with open(self.config, 'w', encoding='utf-8') as f:
+            T.json.dump({'tick_usec': tick_usec, 'calibrate_on_first_start': False}, f)
+
+    def setUp(self):
+        super().setUp()
+        self.config = os.path.join(self.tmp, 'idlepolicyd.conf')
+        self.write_config(T.TICK_USEC)
+        argv = self.daemon_argv(['--config', self.config], mode='enforce')
+        i = argv.index('--tick-usec')
+        del argv[i:i + 2]
+        self.start_daemon(argv=argv, env={'IDLEPOLICY_MOCK_STEP_US': '500'})
+        self.ctl('calibrate')
+        with self.ticking():
+            # The policy learns the calibration at the next tick (its Rates move).
+            rates = self.cpu_prop(1, 'Rates')
+            T.wait_for(lambda: self.cpu_prop(1, 'Rates') != rates, what='a tick after the calibration')
+            T.wait_for(lambda: P.plan(self, 1)[2] != '', what='CPU 1 planned')
+        self.write_config(self.HOUR_USEC)
+        self.daemon.signal(signal.SIGHUP)
+        T.wait_for(lambda: int(self.manager_prop('TickUSec')) == self.HOUR_USEC, what='the hour-long tick')
+
+    @staticmethod
+    def without_governor(knobs):
+        """The knobs but the governor: the plan prefers menu when no CPU
+        wants a poll window and switches back only once per hold."""
+        return {k: v for k, v in knobs.items() if not k.endswith('current_governor')}
+
+    def test_pin_and_its_end_move_the_knobs_without_a_tick(self):
+        before = self.without_governor(P.knobs(self))
+        self.assertEqual(self.read(T.latency_file(1)), '0')
+        for _ in range(3):
+            child = self.sleeper()
+            self.pin(f'pid:{child.pid}', '1', 'latency')
+            T.wait_for(lambda: self.read(T.latency_file(1)) == 'n/a', what='CPU 1 polling only')
+            self.assertEqual(self.read(T.latency_file(0)), '0')
+            child.kill()
+            child.wait()
+            T.wait_for(lambda: self.without_governor(P.knobs(self)) == before, what='the knobs as before the pin')
+            T.wait_for(lambda: self.pins() == [], what='the pin to go')
+        self.assertEqual(self.stop_daemon(signal.SIGTERM), 0)
+        self.assertEqual(P.knobs(self), P.original_knobs(self))
 
 
 if __name__ == '__main__':

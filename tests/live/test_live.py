@@ -8,7 +8,9 @@ cpuN/cpuidle/stateK/disable, every cpuN/power/pm_qos_resume_latency_us, the
 haltpoll module parameters) and from then on, on any exit of this process —
 normal, exception, SIGTERM/SIGINT/SIGHUP from the test runner — writes back
 whatever differs.  The daemon children get SIGTERM if this process dies.
-cpuN/online is never touched.
+cpuN/online is recorded too and put back first (a CPU brought back
+online gets its cpuidle directory again): the one test that takes a CPU
+offline (test_live_pins.py) relies on it if it dies half-way.
 
 Exits 77 (skip) when not root, without a writable cpuidle governor, or
 without dbus-daemon."""
@@ -38,7 +40,7 @@ def guardian_main():
     if sys.stdin.read().strip() == 'done':
         sys.exit(0)        # the test exited normally and put back the knobs itself
     time.sleep(2)
-    for path in [GOVERNOR] + [p for p in recorded if p != GOVERNOR]:
+    for path in restore_order(recorded):
         try:
             with open(path, encoding='ascii') as f:
                 have = f.read().strip()
@@ -76,9 +78,22 @@ import idlepolicytest as T  # noqa: E402  (exits 77 without python3-dbus)
 
 # ---- the knobs, recorded before anything else ------------------------------
 
+def online_paths():
+    return sorted(glob.glob('/sys/devices/system/cpu/cpu[0-9]*/online'))
+
+
+def restore_order(recorded):
+    """The CPUs online first (their cpuidle directories come back with
+    them), then the governor (a switch recreates the per-CPU
+    directories), then the rest."""
+    first = [p for p in recorded if p.endswith('/online')] + [GOVERNOR]
+    return first + [p for p in recorded if p not in first]
+
+
 def knob_paths():
-    """Every knob the daemon could write, plus the haltpoll parameters."""
-    paths = [GOVERNOR]
+    """Every knob the daemon could write, plus the haltpoll parameters and
+    the CPUs' online files."""
+    paths = online_paths() + [GOVERNOR]
     paths += sorted(glob.glob('/sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*/disable'))
     paths += sorted(glob.glob('/sys/devices/system/cpu/cpu[0-9]*/power/pm_qos_resume_latency_us'))
     paths += sorted(glob.glob('/sys/module/haltpoll/parameters/*'))
@@ -119,7 +134,7 @@ def take_knobs_lock(wait_s=240):
 
 _knobs_lock = take_knobs_lock()
 RECORDED = record_knobs()
-ONLINE = read_knob('/sys/devices/system/cpu/online')   # only compared, never written
+ONLINE = read_knob('/sys/devices/system/cpu/online')   # compared after each test
 _children = []
 
 # A second line of defence for when this process is SIGKILLed while no
@@ -132,12 +147,11 @@ _guardian.stdin.flush()
 
 
 def put_back(recorded=None):
-    """Writes back every knob that differs from the recording (governor
-    first: a switch recreates the per-CPU directories).  Returns the list of
-    knobs it had to write."""
+    """Writes back every knob that differs from the recording (in
+    restore_order()).  Returns the list of knobs it had to write."""
     recorded = recorded or RECORDED
     fixed = []
-    for path in [GOVERNOR] + [p for p in recorded if p != GOVERNOR]:
+    for path in restore_order(recorded):
         want = recorded[path]
         if want is None:
             continue

@@ -6,7 +6,9 @@ program pinned with latency on CPU 1 through the bus (busctl, as a user
 would); the real knobs show latency's plan on CPU 1 only (CPU 0 keeps
 balanced's), the program's affinity is CPU 1; when the program exits,
 CPU 1 goes back to the machine's plan and the pin is gone; SIGTERM leaves
-the machine as found.
+the machine as found.  Then real hotplug: CPU 1 taken offline under a
+pinned program (the kernel widens its affinity) and brought back (the pin
+sets it again and CPU 1 runs latency again).
 
 The halt state is given a calibrated wakeup cost of 40 µs (mis-described,
 above latency's 10 µs limit: latency keeps CPU 1 out of it) by a
@@ -78,6 +80,45 @@ class Pins(E.Enforce):
                    what=f'CPU {PINNED} back to the machine plan after the program exited')
         sys.stderr.write(f'CPU {PINNED} back {1000 * (time.monotonic() - t0):.1f} ms after the kill\n')
         T.wait_for(lambda: len(self.pins()) == 0, timeout=5, what='the pin to go away')
+        self.assertEqual(self.stop_daemon(signal.SIGTERM), 0, self.daemon.output())
+        self.assertEqual(L.record_knobs(), L.RECORDED, 'SIGTERM did not put every knob back')
+        self.assertIsNone(self.journal())
+
+    def test_pinned_cpu_offline_and_back(self):
+        online = f'/sys/devices/system/cpu/cpu{PINNED}/online'
+        if PINNED not in self.cpus or OTHER not in self.cpus or not os.path.exists(online):
+            self.skipTest(f'needs CPUs 0 and 1 with cpuidle and {online}')
+        self.start_enforcing('balanced', E.fake_calibration(self.cpus, E.FAKE_HALT_US))
+        # Wakes every 5 ms: the kernel moves a task off an offline CPU (and
+        # widens its affinity) when it runs, not while it sleeps.
+        prog = subprocess.Popen([sys.executable, '-c', 'import time\nwhile True: time.sleep(0.005)'])
+        self.addCleanup(lambda: (prog.kill(), prog.wait()))
+        path = self.busctl_pin(f'pid:{prog.pid}', str(PINNED), 'latency')
+        T.wait_for(lambda: self.halt_unreachable(PINNED), timeout=20, interval=0.1,
+                   what=f'CPU {PINNED} kept out of its halt state (latency)')
+
+        def set_online(value):
+            with open(online, 'w', encoding='ascii') as f:
+                f.write(value)
+        self.addCleanup(lambda: L.read_knob(online) == '1' or set_online('1'))
+        set_online('0')
+        T.wait_for(lambda: allowed_cpus(prog.pid) != str(PINNED), timeout=10,
+                   what='the kernel to widen the affinity of the pinned program')
+        T.wait_for(lambda: [c['online'] for c in self.status()['cpus'] if c['index'] == PINNED] == [False],
+                   timeout=20, what=f'the daemon to see CPU {PINNED} offline')
+        self.assertEqual([str(p) for p in self.pins()], [path])
+        set_online('1')
+        T.wait_for(lambda: allowed_cpus(prog.pid) == str(PINNED), timeout=20,
+                   what='the pin to set the program\'s affinity again')
+        T.wait_for(lambda: [(c['online'], c.get('profile')) for c in self.status()['cpus'] if c['index'] == PINNED]
+                   == [(True, 'latency')], timeout=20, what=f'CPU {PINNED} online under latency again')
+        T.wait_for(lambda: self.halt_unreachable(PINNED), timeout=20, interval=0.1,
+                   what=f'CPU {PINNED} kept out of its halt state again')
+        self.assertFalse(self.halt_unreachable(OTHER), 'CPU 0 lost its halt state: the pin leaked')
+        prog.kill()
+        prog.wait()
+        T.wait_for(lambda: not self.halt_unreachable(PINNED), timeout=10, interval=0.005,
+                   what=f'CPU {PINNED} back to the machine plan after the program exited')
         self.assertEqual(self.stop_daemon(signal.SIGTERM), 0, self.daemon.output())
         self.assertEqual(L.record_knobs(), L.RECORDED, 'SIGTERM did not put every knob back')
         self.assertIsNone(self.journal())

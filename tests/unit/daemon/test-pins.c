@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 
 #include "cpuset.h"
+#include "bus-error.h"
+#include "faketree.h"
 #include "fileio.h"
 #include "journal.h"
 #include "knob-workload.h"
@@ -199,7 +201,14 @@ START_TEST(test_bad_requests) {
         ck_assert_int_eq(pins_pin(w.pins, "pid:0", "1", "latency", 0, "", 1, &id, &e), -ERRNO_INVALID_TARGET);
         ck_assert_int_eq(pins_pin(w.pins, "cgroup:../x", "1", "latency", 0, "", 1, &id, &e), -ERRNO_INVALID_TARGET);
         ck_assert_int_eq(pins_pin(w.pins, target, "1-", "latency", 0, "", 1, &id, &e), -ERRNO_INVALID_CPUS);
-        ck_assert_int_eq(pins_pin(w.pins, target, "5", "latency", 0, "", 1, &id, &e), -EHOSTDOWN);
+        ck_assert_int_eq(pins_pin(w.pins, target, "5", "latency", 0, "", 1, &id, &e), -ERRNO_UNKNOWN_CPU);
+        ck_assert_int_eq(faketree_set_offline(w.tree->fd, 1), 0);
+        topology_free(w.topology);
+        ck_assert_int_eq(topology_load(w.tree->fd, &w.topology, NULL), 0);
+        ck_assert_int_eq(pins_pin(w.pins, target, "1", "latency", 0, "", 1, &id, &e), -ERRNO_CPU_OFFLINE);
+        ck_assert_int_eq(faketree_set_online(w.tree->fd, 1), 0);
+        topology_free(w.topology);
+        ck_assert_int_eq(topology_load(w.tree->fd, &w.topology, NULL), 0);
         ck_assert_int_eq(pins_pin(w.pins, gone, "1", "latency", 0, "", 1, &id, &e), -ERRNO_NO_SUCH_PROCESS);
         ck_assert_int_eq(pins_pin(w.pins, "pid:2", "1", "latency", 0, "", 1, &id, &e), -ERRNO_NOT_PINNABLE);
         ck_assert_int_eq(pins_pin(w.pins, "cgroup:missing", "1", "latency", 0, "", 1, &id, &e), -ERRNO_NO_SUCH_PROCESS);
