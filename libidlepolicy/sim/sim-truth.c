@@ -8,8 +8,13 @@ SimVerdict sim_truth_classify(const SimTable *t, unsigned state, uint64_t durati
                 return sim_table_enabled_from(t, (int) state - 1, -1) >= 0 ?
                         SIM_VERDICT_TOO_DEEP : SIM_VERDICT_CORRECT;
         deeper = sim_table_enabled_from(t, (int) state + 1, +1);
-        if (deeper >= 0 && duration_ns >= sim_table_cost(t, (unsigned) deeper, v)->target_residency_ns)
-                return SIM_VERDICT_TOO_SHALLOW;
+        if (deeper >= 0) {
+                uint64_t delay = sim_table_cost(t, state, v)->exit_latency_ns;
+
+                if (duration_ns > delay &&
+                    duration_ns - delay >= sim_table_cost(t, (unsigned) deeper, v)->target_residency_ns)
+                        return SIM_VERDICT_TOO_SHALLOW;
+        }
         return SIM_VERDICT_CORRECT;
 }
 

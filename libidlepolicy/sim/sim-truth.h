@@ -7,12 +7,17 @@
  *   too deep    (above): the entered state's target residency is longer than
  *                        the idle duration while a shallower enabled state
  *                        existed;
- *   too shallow (below): the idle duration reached the target residency of
- *                        the next deeper enabled state;
+ *   too shallow (below): the idle duration less the entered state's exit
+ *                        latency reached the target residency of the next
+ *                        deeper enabled state;
  *   correct:             neither.
  *
- * "Duration" is the time from idle entry to the wakeup event (the kernel
- * subtracts the exit latency from its measurement for the same effect). */
+ * "Duration" is the idle period as the kernel measures it, from entry to
+ * the end of the exit, as a recorded trace gives it.  Like the kernel (6.12
+ * cpuidle_enter_state()), "below" subtracts the exit latency, "above" does
+ * not: a 21 us entry into a state that takes 2 us to leave, before a state
+ * of 20 us target residency, is right, not too shallow.  Each view uses its
+ * own exit latency (the kernel its advertised one). */
 
 #include <stdint.h>
 

@@ -15,9 +15,26 @@ START_TEST(test_classify) {
         ck_assert_int_eq(sim_truth_classify(&t, 3, US(50), SIM_VIEW_REAL), SIM_VERDICT_TOO_DEEP);
         ck_assert_int_eq(sim_truth_classify(&t, 1, US(50), SIM_VIEW_REAL), SIM_VERDICT_TOO_SHALLOW);
         ck_assert_int_eq(sim_truth_classify(&t, 0, US(50), SIM_VIEW_REAL), SIM_VERDICT_TOO_SHALLOW);
-        /* Exactly the next state's residency is already too shallow. */
-        ck_assert_int_eq(sim_truth_classify(&t, 2, US(600), SIM_VIEW_REAL), SIM_VERDICT_TOO_SHALLOW);
+        /* Too shallow once the period less C1E's exit latency (10) reaches
+         * C6's residency, as the kernel counts "below": 609 µs is right. */
+        ck_assert_int_eq(sim_truth_classify(&t, 2, US(610), SIM_VIEW_REAL), SIM_VERDICT_TOO_SHALLOW);
+        ck_assert_int_eq(sim_truth_classify(&t, 2, US(609), SIM_VIEW_REAL), SIM_VERDICT_CORRECT);
+        ck_assert_int_eq(sim_truth_classify(&t, 2, US(600), SIM_VIEW_REAL), SIM_VERDICT_CORRECT);
         ck_assert_int_eq(sim_truth_classify(&t, 3, US(600), SIM_VIEW_REAL), SIM_VERDICT_CORRECT);
+        /* The case: 21 µs in a 2 µs-exit state before a 20 µs one. */
+        {
+                SimTable u = table_from("POLL 0 0 polling\nA 2 2\nB 10 20\n");
+
+                ck_assert_int_eq(sim_truth_classify(&u, 1, US(21), SIM_VIEW_REAL), SIM_VERDICT_CORRECT);
+                ck_assert_int_eq(sim_truth_classify(&u, 1, US(22), SIM_VIEW_REAL), SIM_VERDICT_TOO_SHALLOW);
+        }
+        {
+                /* An exit latency longer than the period is no "below". */
+                SimTable u = table_from("POLL 0 0 polling\nA 5 1\nB 6 3\n");
+
+                ck_assert_int_eq(sim_truth_classify(&u, 1, US(4), SIM_VIEW_REAL), SIM_VERDICT_CORRECT);
+                ck_assert_int_eq(sim_truth_classify(&u, 1, US(8), SIM_VIEW_REAL), SIM_VERDICT_TOO_SHALLOW);
+        }
         /* The deepest state is never too shallow. */
         ck_assert_int_eq(sim_truth_classify(&t, 3, MS(100), SIM_VIEW_REAL), SIM_VERDICT_CORRECT);
         /* With C1E disabled, C1 for 50 µs is right (C6 is the next one). */
