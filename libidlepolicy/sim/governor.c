@@ -7,6 +7,7 @@
 #include "fileio.h"
 #include "gov-idlepolicy.h"
 #include "governor.h"
+#include "wteo-core.h"
 #include "sim-truth.h"
 #include "sim-util.h"
 
@@ -15,6 +16,7 @@ static const GovernorOps *const governors[] = {
         &governor_teo,
         &governor_teo_2020,
         &governor_wtteo_rfc,
+        &governor_wteo,
         &governor_teo_util,
         &governor_ladder,
         &governor_haltpoll,
@@ -36,6 +38,10 @@ void gov_params_init(GovParams *p) {
                 .ladder_promotion_count = 4,
                 .ladder_demotion_count = 1,
                 .wtteo_learning_pct = 10,
+                .wteo_learn_shift = WTEO_LEARN_SHIFT_DEFAULT,
+                .wteo_age_shift = WTEO_AGE_SHIFT_DEFAULT,
+                .wteo_explore_shift = WTEO_EXPLORE_SHIFT_DEFAULT,
+                .wteo_tolerance = WTEO_TOLERANCE_DEFAULT,
                 .range_floor = 0,
                 .range_cap = SIM_STATES_MAX - 1,
                 .range2_floor = 0,
@@ -71,6 +77,10 @@ static const ParamDef param_defs[] = {
         PARAM("ladder_promotion_count", PARAM_UNSIGNED, ladder_promotion_count, 1, 1000),
         PARAM("ladder_demotion_count", PARAM_UNSIGNED, ladder_demotion_count, 1, 1000),
         PARAM("wtteo_learning_pct", PARAM_UNSIGNED, wtteo_learning_pct, 1, 49),
+        PARAM("wteo_learn_shift", PARAM_UNSIGNED, wteo_learn_shift, 1, WTEO_SHIFT_MAX),
+        PARAM("wteo_age_shift", PARAM_UNSIGNED, wteo_age_shift, 1, WTEO_SHIFT_MAX),
+        PARAM("wteo_explore_shift", PARAM_UNSIGNED, wteo_explore_shift, 0, WTEO_SHIFT_MAX),
+        PARAM("wteo_tolerance", PARAM_UNSIGNED, wteo_tolerance, 0, WTEO_ONE),
         PARAM("floor", PARAM_UNSIGNED, range_floor, 0, SIM_STATES_MAX - 1),
         PARAM("cap", PARAM_UNSIGNED, range_cap, 0, SIM_STATES_MAX - 1),
         PARAM("floor2", PARAM_UNSIGNED, range2_floor, 0, SIM_STATES_MAX - 1),

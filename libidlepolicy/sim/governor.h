@@ -40,6 +40,10 @@ typedef struct GovParams {
         unsigned ladder_promotion_count;  /* 4 */
         unsigned ladder_demotion_count;   /* 1 */
         unsigned wtteo_learning_pct;      /* 10 */
+        unsigned wteo_learn_shift;        /* wteo: WTEO_LEARN_SHIFT_DEFAULT (4) */
+        unsigned wteo_age_shift;          /* wteo: WTEO_AGE_SHIFT_DEFAULT (6) */
+        unsigned wteo_explore_shift;      /* wteo: WTEO_EXPLORE_SHIFT_DEFAULT (0: off) */
+        unsigned wteo_tolerance;          /* wteo: accepted risk of too deep, 1/1024 (102) */
         unsigned range_floor;             /* teo-range: shallowest state allowed (0) */
         unsigned range_cap;               /* teo-range: deepest state allowed (SIM_STATES_MAX - 1) */
         unsigned range2_floor, range2_cap; /* teo-range: a second plan (0, SIM_STATES_MAX - 1) */
@@ -73,6 +77,7 @@ extern const GovernorOps governor_menu;
 extern const GovernorOps governor_teo;
 extern const GovernorOps governor_teo_2020;
 extern const GovernorOps governor_wtteo_rfc;
+extern const GovernorOps governor_wteo;
 extern const GovernorOps governor_teo_util;
 extern const GovernorOps governor_ladder;
 extern const GovernorOps governor_haltpoll;
@@ -85,8 +90,9 @@ void gov_params_init(GovParams *p);
 /* Sets one parameter by name (seed, util_threshold, guest_halt_poll_ns,
  * guest_halt_poll_grow, guest_halt_poll_grow_start, guest_halt_poll_shrink,
  * guest_halt_poll_allow_shrink, ladder_promotion_count,
- * ladder_demotion_count, wtteo_learning_pct, floor, cap, floor2, cap2,
- * share2).  Returns 0, -ENOENT for an
+ * ladder_demotion_count, wtteo_learning_pct, wteo_learn_shift,
+ * wteo_age_shift, wteo_explore_shift, wteo_tolerance, floor, cap, floor2,
+ * cap2, share2).  Returns 0, -ENOENT for an
  * unknown name, -EINVAL or -ERANGE for a bad value. */
 int gov_params_set(GovParams *p, const char *key, const char *value);
 

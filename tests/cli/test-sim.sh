@@ -51,6 +51,7 @@ contains "$tmp/err" "line 2: exit latency: not a number"
 expect 0 "$sim" --list --tables-dir "$tables"
 contains "$tmp/out" "power9-dd1"
 contains "$tmp/out" "wtteo-rfc"
+contains "$tmp/out" "wteo"
 contains "$tmp/out" "timer-sweep"
 
 # Markdown: a row per governor, the oracle at 1.000.
@@ -72,7 +73,7 @@ keys = {"workload", "table", "governor", "intervals", "correct_pct", "too_deep_p
         "too_shallow_pct", "energy", "latency_penalty_us", "regret_pct"}
 rows = d["rows"]
 assert all(keys <= set(r) for r in rows), "missing keys"
-assert len(rows) == 2 * (10 + 9), len(rows)
+assert len(rows) == 2 * (11 + 10), len(rows)
 assert all(r["energy"] == 1.0 for r in rows if r["governor"] == "oracle")
 assert {s["governor"] for s in d["skipped"]} == {"haltpoll"}
 assert all(abs(r["correct_pct"] + r["too_deep_pct"] + r["too_shallow_pct"] - 100) < 0.01 for r in rows)
@@ -94,6 +95,11 @@ python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["rows"][0]["states"]
 expect 2 "$sim" -w pgbench -T skylake-sp -g teo-range -P floor=3 -P cap=1 --tables-dir "$tables"
 contains "$tmp/err" "floor is above cap"
 expect 2 "$sim" -w pgbench -T skylake-sp -g teo-range -P share2=2 --tables-dir "$tables"
+# wteo: its parameters, a shift out of range refused.
+expect 0 "$sim" -w pgbench -n 3000 -T skylake-sp -g wteo -P wteo_tolerance=0 -P wteo_learn_shift=3 --tables-dir "$tables"
+contains "$tmp/out" "| pgbench | skylake-sp | wteo | 3000 |"
+expect 2 "$sim" -w pgbench -T skylake-sp -g wteo -P wteo_learn_shift=0 --tables-dir "$tables"
+expect 2 "$sim" -w pgbench -T skylake-sp -g wteo -P wteo_tolerance=2000 --tables-dir "$tables"
 expect 0 "$sim" -w pgbench -n 3000 -T kvm-haltpoll -g teo-range -P floor=3 -P cap=3 --json --tables-dir "$tables"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [r["governor"] for r in d["rows"]] == ["oracle"] and "no state at the plan" in d["skipped"][0]["reason"], d' "$tmp/out" || fail "teo-range floor beyond the table"
 expect 0 "$sim" --list --tables-dir "$tables"
