@@ -7,11 +7,14 @@ stderr piped, not one byte; the report on stdout the same both ways.
 Usage: test-sim-progress.py IDLEPOLICY_SIM"""
 
 import os
-import pty
 import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+
+import ptyrun  # noqa: E402
 
 PERIODS = 150000                 # per governor: over the 65536 before the first line
 GOVERNORS = ['teo', 'menu']
@@ -39,25 +42,6 @@ def write_trace(path):
         f.write(f'# end {PERIODS}\n')
 
 
-def run_with_pty_stderr(argv, env):
-    """Returns (exit status, stdout, what the terminal got)."""
-    master, slave = pty.openpty()
-    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, env=env)
-    os.close(slave)
-    tty = b''
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        tty += chunk
-    os.close(master)
-    out, _ = p.communicate(timeout=300)
-    return p.returncode, out.decode(), tty.decode('utf-8', 'replace')
-
-
 def main():
     sim = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
@@ -65,12 +49,12 @@ def main():
         write_trace(trace)
         argv = [sim, '-t', trace, '-g', ','.join(GOVERNORS)]
         env = dict(os.environ, COLUMNS='60')
-        rc, out_tty, tty = run_with_pty_stderr(argv, env)
+        rc, out_tty, tty = ptyrun.run_with_pty_stderr(argv, env)
         assert rc == 0, tty
         total = PERIODS * (len(GOVERNORS) + 1)       # the oracle is always replayed too
-        lines = [x for x in re.split(r'\r\x1b\[K', tty) if x]
+        lines = ptyrun.progress_lines(tty)
         assert lines, repr(tty)
-        assert tty.endswith('\r\x1b[K'), repr(tty[-80:])
+        assert tty.endswith(ptyrun.REWRITE), repr(tty[-80:])
         done_before = -1
         for line in lines:
             m = re.match(rf'^Replaying idle periods: (\d+)% \((\d+)/(\d+)\)(, about .* left)?$', line)

@@ -7,38 +7,18 @@ one byte of it.  The daemon runs on a fake tree with mock-calibrate as the
 helper, slowed so that the calibration outlasts a few progress lines."""
 
 import os
-import pty
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 
 import idlepolicytest as T  # noqa: E402
 import policytest as P  # noqa: E402
+import ptyrun  # noqa: E402
 
 STATES = 2                       # POLL and "haltpoll idle" on each CPU
 CPUS = 3
-
-
-def run_with_pty_stderr(argv, env, timeout=120):
-    """Runs argv with stdout piped and stderr on a pseudo-terminal.
-    Returns (exit status, stdout, what the terminal got)."""
-    master, slave = pty.openpty()
-    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, env=env)
-    os.close(slave)
-    tty = b''
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:           # EIO: every writer closed the terminal
-            break
-        if not chunk:
-            break
-        tty += chunk
-    os.close(master)
-    out, _ = p.communicate(timeout=timeout)
-    return p.returncode, out.decode(), tty.decode('utf-8', 'replace')
 
 
 class CalibrateProgress(T.IdlePolicyTestCase):
@@ -62,12 +42,12 @@ class CalibrateProgress(T.IdlePolicyTestCase):
         self.assertEqual(tuple(self.manager_prop('CalibrationProgress')), (0, 0, 0xffffffff, ''))
 
     def test_terminal(self):
-        rc, out, tty = run_with_pty_stderr([self.ctl_exe, 'calibrate'], self.env(COLUMNS='80'))
+        rc, out, tty = ptyrun.run_with_pty_stderr([self.ctl_exe, 'calibrate'], self.env(COLUMNS='80'))
         self.assertEqual(rc, 0, tty)
         self.assertIn('MEASURED', out)
-        lines = [x for x in re.split(r'\r\x1b\[K', tty) if x]
+        lines = ptyrun.progress_lines(tty)
         self.assertTrue(lines, repr(tty))
-        self.assertTrue(tty.endswith('\r\x1b[K'), 'the line is cleared at the end: ' + repr(tty))
+        self.assertTrue(tty.endswith(ptyrun.REWRITE), 'the line is cleared at the end: ' + repr(tty))
         names = '|'.join(re.escape(n) for n in self.state_names())
         pattern = re.compile(rf'^Calibrating CPU (\d+) "({names})": (\d+)% \((\d+)/{CPUS * STATES}\)'
                              r'(, about (\d+min )?\d+s left)?$')

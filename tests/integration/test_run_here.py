@@ -66,9 +66,7 @@ class RunHere(T.IdlePolicyTestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        if not {0, 1} <= os.sched_getaffinity(0):
-            print('CPUs 0 and 1 are not both usable here; skipping', file=sys.stderr)
-            sys.exit(77)
+        T.skip_unless_cpus_usable({0, 1})
 
     def make_cgroup_tree(self):
         root = os.path.join(self.tmp, 'cgroup')
