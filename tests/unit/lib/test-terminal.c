@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "terminal.h"
+#include "unit.h"
 
 START_TEST(test_text_columns) {
         ck_assert_uint_eq(terminal_text_columns(""), 0);
@@ -60,22 +61,15 @@ END_TEST
 
 static Suite *terminal_suite(void) {
         Suite *s = suite_create("terminal");
-        TCase *tc = tcase_create("core");
+        TCase *tc = unit_tcase(s, "core");
 
         tcase_add_test(tc, test_text_columns);
         tcase_add_test(tc, test_text_fit);
         tcase_add_test(tc, test_columns);
         tcase_add_test(tc, test_progress);
-        suite_add_tcase(s, tc);
         return s;
 }
 
 int main(void) {
-        SRunner *sr = srunner_create(terminal_suite());
-        int failed;
-
-        srunner_run_all(sr, CK_ENV);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        return unit_run(terminal_suite());
 }
