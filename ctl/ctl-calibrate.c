@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* "calibrate": Calibrate(), then wait for CalibrationFinished with a
- * progress line, then the table of advertised against measured costs. */
+ * progress line on a terminal (the daemon's CalibrationProgress, read every
+ * second), then the table of advertised against measured costs. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 #include "ctl-format.h"
 #include "ctl-json.h"
 #include "ctl-model.h"
+#include "terminal.h"
 
 #define PROGRESS_USEC 1000000u
 
@@ -65,22 +68,66 @@ static uint64_t now_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
 }
 
-/* Waits for the end, with a progress line on a terminal.  Returns 0 or a
- * negative errno. */
+/* The daemon's CalibrationProgress: (measured, total, cpu, state). */
+typedef struct Progress {
+        uint32_t measured, total, cpu;
+        char state[64];
+} Progress;
+
+/* Reads CalibrationProgress.  Returns 0, or a negative errno (an older
+ * daemon without it, or a bus error: the line then shows the time only). */
+static int read_progress(Ctl *c, Progress *ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *state = NULL;
+        int r;
+
+        r = sd_bus_get_property(c->bus, IDLEPOLICY_BUS_NAME, IDLEPOLICY_MANAGER_PATH, IDLEPOLICY_MANAGER_IFACE,
+                                "CalibrationProgress", NULL, &reply, "(uuus)");
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "(uuus)", &ret->measured, &ret->total, &ret->cpu, &state);
+        if (r < 0)
+                return r;
+        ctl_text_sanitize(state ? state : "", ret->state, sizeof(ret->state));
+        return 0;
+}
+
+/* Rewrites the progress line on stderr: the CPU and state being measured,
+ * the share of states done and the time left from the pace so far. */
+static void show_progress(Ctl *c, uint64_t elapsed_usec) {
+        unsigned width = terminal_columns(STDERR_FILENO, getenv("COLUMNS"));
+        char label[128], line[256];
+        Progress p;
+
+        if (read_progress(c, &p) < 0 || p.total == 0) {
+                snprintf(label, sizeof(label), "Calibrating every idle state of every CPU... %" PRIu64 "s",
+                         elapsed_usec / 1000000u);
+                terminal_text_fit(label, width - 1, "~", line, sizeof(line));
+        } else {
+                if (p.cpu == UINT32_MAX)
+                        snprintf(label, sizeof(label), "Calibrating");
+                else
+                        snprintf(label, sizeof(label), "Calibrating CPU %" PRIu32 " \"%s\"", p.cpu, p.state);
+                terminal_progress_format(line, sizeof(line), width - 1, label, p.measured, p.total, elapsed_usec);
+        }
+        fprintf(stderr, "\r\033[K%s", line);
+}
+
+/* Waits for the end, with a progress line when stderr is a terminal
+ * (nothing at all otherwise).  Returns 0 or a negative errno. */
 static int wait_for_end(Ctl *c, Wait *w) {
         bool tty = isatty(STDERR_FILENO);
-        uint64_t start = now_usec();
+        uint64_t start = now_usec(), shown = 0;
         int r = 0;
 
-        if (!tty && !c->json)
-                fprintf(stderr, "Calibrating, this takes a while...\n");
         while (!w->done && r >= 0) {
                 r = sd_bus_process(c->bus, NULL);
                 if (r > 0 || r < 0)
                         continue;
-                if (tty)
-                        fprintf(stderr, "\rCalibrating every idle state of every CPU... %" PRIu64 "s ",
-                                (now_usec() - start) / 1000000u);
+                if (tty && now_usec() - shown >= PROGRESS_USEC) {
+                        shown = now_usec();
+                        show_progress(c, shown - start);
+                        continue;       /* reading the property may have queued the signal */
+                }
                 r = sd_bus_wait(c->bus, PROGRESS_USEC);
         }
         if (tty)

@@ -44,6 +44,7 @@ static const Verb verbs[] = {
         { "pins",           0, 0, 0,       ctl_cmd_pins },
         { "hold",           1, 1, OPT_CPUS | OPT_REASON | OPT_APP_ID, ctl_cmd_hold },
         { "launch",         1, ARGS_ANY, OPT_CPUS | OPT_PROFILE | OPT_REASON | OPT_APP_ID, ctl_cmd_launch },
+        { "__complete",     1, 1, 0,       ctl_cmd_complete },       /* for shell completion, not in --help */
 };
 
 enum {

@@ -239,6 +239,18 @@ static int property_get_calibrating(sd_bus *bus, const char *path, const char *i
         return sd_bus_message_append(reply, "b", calibrator_running(m->calibrator));
 }
 
+/* (measured, total, cpu, state); (0, 0, 4294967295, "") when none runs.
+ * Not signalled: it moves with every state, clients read it. */
+static int property_get_calibration_progress(sd_bus *bus, const char *path, const char *interface,
+                                             const char *property, sd_bus_message *reply, void *userdata,
+                                             sd_bus_error *error) {
+        Manager *m = userdata;
+        CalibrateProgress p = { .cpu = UINT32_MAX, .state = "" };
+
+        (void) calibrator_progress(m->calibrator, &p);
+        return sd_bus_message_append(reply, "(uuus)", p.measured, p.total, p.cpu, p.state);
+}
+
 static int property_get_calibration_usec(sd_bus *bus, const char *path, const char *interface, const char *property,
                                          sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
@@ -341,6 +353,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("Mode", "s", property_get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Calibrating", "b", property_get_calibrating, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("CalibrationUSec", "t", property_get_calibration_usec, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("CalibrationProgress", "(uuus)", property_get_calibration_progress, 0, 0),
         SD_BUS_PROPERTY("PollMode", "s", property_get_poll_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("PollWindowNSec", "t", property_get_poll_window, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_ARGS("SetGovernor", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT,

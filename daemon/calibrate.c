@@ -52,6 +52,7 @@ struct Calibrator {
         CalibrateMeasurement measurements[CPUIDLE_STATES_MAX];
         HelperRun *run;
         bool running;
+        unsigned measured, total;    /* states measured, and to measure in all (calibrator_progress()) */
 };
 
 /* At most one calibration at a time: two would fight over the knobs. */
@@ -103,6 +104,18 @@ Calibrator *calibrator_free(Calibrator *c) {
 
 bool calibrator_running(const Calibrator *c) {
         return c && c->running;
+}
+
+bool calibrator_progress(const Calibrator *c, CalibrateProgress *ret) {
+        unsigned left;
+
+        if (!calibrator_running(c) || c->cpu == NO_CPU)
+                return false;
+        left = c->n_states > c->state ? c->n_states - c->state : 0;
+        *ret = (CalibrateProgress) { .measured = c->measured, .cpu = c->cpu,
+                                     .total = c->total > c->measured + left ? c->total : c->measured + left,
+                                     .state = c->state < c->n_states ? c->states[c->state].name : "" };
+        return true;
 }
 
 static void calibrator_freep(Calibrator **c) {
@@ -291,6 +304,7 @@ static void on_helper_done(int error, const char *output, void *userdata) {
         }
         c->attempt = 0;
         c->state++;
+        c->measured++;
         r = calibrator_step(c);
         if (r < 0)
                 calibrator_fail(c, r);
@@ -385,6 +399,13 @@ static int calibrator_open(Calibrator *c, const EnforceTarget *target) {
         if (r < 0)
                 return log_error_errno(r, "Failed to read the CPU topology: %s", e.message);
         c->online = c->topology->online;
+        if (target->sampler)
+                CPUSET_FOREACH(cpu, &c->online) {
+                        unsigned n = 0;
+
+                        (void) cpuidle_sampler_states(target->sampler, (unsigned) cpu, &n);
+                        c->total += n;
+                }
         r = cpuidle_system_load(c->root_fd, &sys, &e);
         if (r == -ENOENT)
                 return log_error_errno(-ENODEV, "This system has no cpuidle: nothing to calibrate.");

@@ -25,3 +25,16 @@ int calibrator_start(sd_event *e, EnforceTarget target, const char *helper,
  * Returns NULL. */
 Calibrator *calibrator_free(Calibrator *c);
 bool calibrator_running(const Calibrator *c);
+
+/* How far a calibration is: states measured so far, states to measure in
+ * all (each online CPU's states as the owner's sampler saw them at the
+ * start; 0 if unknown), and the CPU and state being measured now. */
+typedef struct CalibrateProgress {
+        unsigned measured, total;
+        unsigned cpu;
+        const char *state;           /* owned by the calibrator, valid until its next step */
+} CalibrateProgress;
+
+/* Fills *ret.  Returns true, or false (ret untouched) when c is not
+ * running. */
+bool calibrator_progress(const Calibrator *c, CalibrateProgress *ret);

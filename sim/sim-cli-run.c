@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "fileio.h"
@@ -25,12 +26,12 @@ static size_t source_tables(const CliInputs *in, const CliSource *s, const SimTa
         return in->n_tables;
 }
 
-static int run_one(const CliOptions *o, const CliSource *s, const SimTable *t, const GovernorOps *g,
-                   SimResult *r) {
+static int run_one(const CliOptions *o, const SimRunConfig *run, const CliSource *s, const SimTable *t,
+                   const GovernorOps *g, SimResult *r) {
         *r = (SimResult) { .table = *t, .seed = o->seed };
         snprintf(r->workload, sizeof(r->workload), "%s", s->label);
         snprintf(r->governor, sizeof(r->governor), "%s", g->name);
-        r->error = sim_run(t, g, &o->run, s->intervals, s->n, &r->metrics);
+        r->error = sim_run(t, g, run, s->intervals, s->n, &r->metrics);
         if (r->error < 0 && r->error != -EOPNOTSUPP) {
                 fprintf(stderr, "idlepolicy-sim: Failed to replay %s on %s with %s: %s\n",
                         s->label, t->name, g->name, strerror(-r->error));
@@ -39,27 +40,57 @@ static int run_one(const CliOptions *o, const CliSource *s, const SimTable *t, c
         return 0;
 }
 
-int cli_run_matrix(const CliOptions *o, CliInputs *in) {
-        _cleanup_free_ SimResult *results = NULL;
-        size_t n = 0, max = in->n_sources * (in->n_tables ? in->n_tables : 1) * in->n_governors;
-        int r;
+/* The idle periods the whole matrix replays. */
+static uint64_t matrix_periods(const CliInputs *in) {
+        uint64_t total = 0;
 
-        results = calloc(max ? max : 1, sizeof(SimResult));
-        if (!results)
-                return -ENOMEM;
+        for (size_t s = 0; s < in->n_sources; s++) {
+                const SimTable *tables[CLI_TABLES_MAX];
+
+                total += (uint64_t) in->sources[s].n * source_tables(in, &in->sources[s], tables) * in->n_governors;
+        }
+        return total;
+}
+
+/* Runs every (source, table, governor) into results.  Returns how many,
+ * or a negative errno. */
+static ssize_t run_all(const CliOptions *o, const SimRunConfig *run, CliInputs *in, SimResult *results) {
+        size_t n = 0;
+
         for (size_t s = 0; s < in->n_sources; s++) {
                 const SimTable *tables[CLI_TABLES_MAX];
                 size_t n_tables = source_tables(in, &in->sources[s], tables);
 
                 for (size_t t = 0; t < n_tables; t++)
                         for (size_t g = 0; g < in->n_governors; g++) {
-                                r = run_one(o, &in->sources[s], tables[t], in->governors[g], &results[n++]);
+                                int r = run_one(o, run, &in->sources[s], tables[t], in->governors[g], &results[n++]);
+
                                 if (r < 0)
                                         return r;
                         }
         }
-        sim_results_summarize(results, n);
-        r = o->json ? sim_report_json(stdout, results, n) : sim_report_markdown(stdout, results, n, o->per_state);
+        return (ssize_t) n;
+}
+
+int cli_run_matrix(const CliOptions *o, CliInputs *in) {
+        _cleanup_free_ SimResult *results = NULL;
+        size_t max = in->n_sources * (in->n_tables ? in->n_tables : 1) * in->n_governors;
+        SimRunConfig run = o->run;
+        CliProgress progress;
+        ssize_t n;
+        int r;
+
+        results = calloc(max ? max : 1, sizeof(SimResult));
+        if (!results)
+                return -ENOMEM;
+        cli_progress_start(&progress, matrix_periods(in), &run);
+        n = run_all(o, &run, in, results);
+        cli_progress_end(&progress);
+        if (n < 0)
+                return (int) n;
+        sim_results_summarize(results, (size_t) n);
+        r = o->json ? sim_report_json(stdout, results, (size_t) n) :
+                      sim_report_markdown(stdout, results, (size_t) n, o->per_state);
         if (r < 0)
                 fprintf(stderr, "idlepolicy-sim: Failed to write the report: %s\n", strerror(-r));
         return r;

@@ -68,6 +68,21 @@ int cli_list_all(const CliOptions *o);
 /* Runs the matrix and prints the report.  Returns 0 or a negative errno. */
 int cli_run_matrix(const CliOptions *o, CliInputs *in);
 
+/* The progress line (sim-cli-progress.c). */
+typedef struct CliProgress {
+        uint64_t done, total;        /* idle periods replayed, and in the whole matrix */
+        uint64_t start_usec, shown_usec;
+        bool shown;
+} CliProgress;
+
+/* Starts counting towards total periods: when stderr is a terminal (and
+ * run has no observer yet), hooks run's observer so that a line on stderr
+ * shows the share done and the time left, rewritten at most five times a
+ * second from the first 65536 periods on.  p must outlive the runs. */
+void cli_progress_start(CliProgress *p, uint64_t total, SimRunConfig *run);
+/* Clears the line, if one was shown. */
+void cli_progress_end(CliProgress *p);
+
 /* Times every governor's replay of every source on every table and prints
  * ns per interval.  Returns 0 or a negative errno. */
 int cli_run_bench(const CliOptions *o, CliInputs *in);

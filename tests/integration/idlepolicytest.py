@@ -115,6 +115,14 @@ def skip_unless_runnable():
         sys.exit(77)
 
 
+def skip_unless_cpus_usable(cpus):
+    """Exits 77 when this process may not run on every CPU of cpus (a pid
+    pin changes a real process's affinity)."""
+    if not set(cpus) <= os.sched_getaffinity(0):
+        print(f'CPUs {sorted(cpus)} are not all usable here; skipping', file=sys.stderr)
+        sys.exit(77)
+
+
 def wait_for(predicate, timeout=10.0, interval=0.05, what='condition'):
     """Polls predicate() until it returns a true value (returned) or raises
     AssertionError after timeout seconds."""

@@ -44,9 +44,7 @@ class PinTestCase(T.IdlePolicyTestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        if not {0, 1} <= os.sched_getaffinity(0):
-            print('CPUs 0 and 1 are not both usable here; skipping', file=sys.stderr)
-            sys.exit(77)
+        T.skip_unless_cpus_usable({0, 1})
 
     def spawn(self, argv, user=None):
         """Starts a child (as uid user) that dies with us.  Returns the Popen."""

@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The first run: the daemon started with exactly the options
+scripts/run-here gives it (run-here --print-argv), on a fake tree and a
+private bus instead of this machine's /sys, and every example of
+README.md's Usage section run against it, as written there.
+
+What is changed, and why: --root (the fake tree), --state-dir (the test's,
+not /var/lib/idlepolicy), --cgroup-root (a fake cgroup v2 tree holding the
+example's system.slice/postgresql.service) and --calibrate-helper (the
+real helper measures this machine's CPUs, which the live suite does; the
+one run-here names must exist and be executable); run-here's directory
+($RUN_HERE_DIR) is the test's.  "pid:1234" is a child of the test.  The
+long-running examples (monitor, hold) get Ctrl-C once they showed what
+they do.  The record and simulate examples need no daemon: record reads
+this machine's tracefs (the live suite's test), simulate is
+tests/cli/test-sim.sh's."""
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import idlepolicytest as T  # noqa: E402
+
+SOURCE_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
+README = os.path.join(SOURCE_ROOT, 'README.md')
+RUN_HERE = os.path.join(SOURCE_ROOT, 'scripts', 'run-here')
+NO_DAEMON = ('record', 'simulate')
+
+
+def usage_examples():
+    """Returns the commands of README.md's Usage section (its indented code
+    blocks), each as an argv with the comment dropped."""
+    with open(README, encoding='utf-8') as f:
+        text = f.read()
+    section = re.search(r'^## Usage\n(.*?)^## ', text, re.M | re.S).group(1)
+    return [shlex.split(line, comments=True) for line in section.splitlines()
+            if line.startswith('    ') and line.strip()]
+
+
+def run_here_argv(build, here):
+    """Returns the daemon's argv as run-here prints it for build."""
+    r = subprocess.run(['sh', RUN_HERE, '--print-argv', build], capture_output=True, text=True,
+                       env=dict(os.environ, RUN_HERE_DIR=here), check=True)
+    return r.stdout.splitlines()
+
+
+def read_text(path):
+    with open(path, encoding='utf-8', errors='replace') as f:
+        return f.read()
+
+
+def option(argv, name):
+    return argv[argv.index(name) + 1]
+
+
+class RunHere(T.IdlePolicyTestCase):
+    TREE_ARGS = ['--cpus', '4', '--driver', 'haltpoll', '--governor', 'haltpoll']
+    START_POLKIT = False
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        T.skip_unless_cpus_usable({0, 1})
+
+    def make_cgroup_tree(self):
+        root = os.path.join(self.tmp, 'cgroup')
+        unit = 'system.slice/postgresql.service'
+        os.makedirs(os.path.join(root, unit))
+        files = {'cgroup.controllers': 'cpuset cpu io memory pids', 'cgroup.subtree_control': 'cpuset cpu',
+                 'cpuset.cpus.effective': '0-3', 'system.slice/cgroup.controllers': 'cpuset cpu',
+                 'system.slice/cgroup.subtree_control': 'cpuset cpu', 'system.slice/cpuset.cpus': '',
+                 'system.slice/cpuset.cpus.effective': '0-3', f'{unit}/cgroup.controllers': 'cpuset cpu',
+                 f'{unit}/cpuset.cpus': '', f'{unit}/cpuset.cpus.effective': '0-3',
+                 f'{unit}/cgroup.events': 'populated 1\nfrozen 0', f'{unit}/cgroup.procs': ''}
+        for rel, value in files.items():
+            with open(os.path.join(root, rel), 'w', encoding='ascii') as f:
+                f.write(value + '\n')
+        return root
+
+    def daemon_start_argv(self):
+        self.build = os.path.dirname(os.path.dirname(os.path.realpath(self.daemon_exe)))
+        self.here = os.path.join(self.tmp, 'here')
+        self.argv = run_here_argv(self.build, self.here)
+        for d in ('profiles.d', 'pins.d'):       # run-here makes them
+            os.makedirs(os.path.join(self.here, d))
+        return self.argv + ['--root', self.tree, '--state-dir', self.state_dir,
+                            '--cgroup-root', self.make_cgroup_tree(),
+                            '--calibrate-helper', T.MOCK_CALIBRATE]
+
+    def test_argv_names_the_tree_and_build(self):
+        a = self.argv
+        self.assertEqual(os.path.realpath(a[0]), os.path.realpath(self.daemon_exe))
+        self.assertEqual(os.path.realpath(option(a, '--profile-dir')),
+                         os.path.realpath(os.path.join(SOURCE_ROOT, 'conf', 'profiles')))
+        self.assertTrue(os.access(option(a, '--calibrate-helper'), os.X_OK), option(a, '--calibrate-helper'))
+        self.assertTrue(os.path.isfile(option(a, '--config')), option(a, '--config'))
+        for name in ('--runtime-dir', '--pins-dir', '--profile-override-dir'):
+            self.assertTrue(option(a, name).startswith(self.here + '/'), f'{name} {option(a, name)}')
+        self.assertNotIn('--root', a)
+        self.assertNotIn('No profile found', self.daemon.output())
+        self.assertEqual(sorted(str(p) for p in self.manager_prop('Profiles')),
+                         sorted(f[:-5] for f in os.listdir(option(a, '--profile-dir')) if f.endswith('.json')))
+
+    def sleeper(self):
+        child = subprocess.Popen(['sleep', '600'], preexec_fn=T._die_with_parent)  # noqa: PLW1509
+        self.addCleanup(child.wait)
+        self.addCleanup(child.kill)
+        return child
+
+    def run_until(self, argv, shown):
+        """Runs a command that lasts until Ctrl-C: SIGINT once shown() is
+        true.  Returns (exit status, stdout)."""
+        out = os.path.join(self.tmp, 'long.out')
+        with open(out, 'w+b') as f:
+            p = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, env=self.env())
+            try:
+                T.wait_for(lambda: shown(out) or p.poll() is not None, timeout=20, what=f'{argv} at work')
+            finally:
+                if p.poll() is None:
+                    p.send_signal(signal.SIGINT)
+            rc = p.wait(timeout=10)
+        return rc, read_text(out)
+
+    def run_example(self, argv):
+        if argv[0] == 'idlepolicyctl':
+            argv = [self.ctl_exe] + argv[1:]
+        verb = argv[1]
+        if verb == 'monitor':
+            rc, out = self.run_until(argv, lambda p: 'Ctrl-C to quit.' in read_text(p))
+            self.assertIn('CPU', out)
+        elif verb == 'hold':
+            rc, out = self.run_until(argv, lambda _: len(self.manager_prop('Holds')) > 0)
+        else:
+            r = subprocess.run(argv, capture_output=True, text=True, env=self.env(), timeout=120, check=False)
+            rc, out = r.returncode, r.stdout + r.stderr
+        self.assertEqual(rc, 0, f'README example {shlex.join(argv)} failed ({rc}):\n{out}')
+        return out
+
+    def test_readme_usage_examples(self):
+        child = self.sleeper()
+        examples = usage_examples()
+        ran = 0
+        for argv in examples:
+            if argv[0] == 'sudo' or argv[1] in NO_DAEMON:
+                continue
+            argv = [f'pid:{child.pid}' if a == 'pid:1234' else a for a in argv]
+            with self.subTest(example=shlex.join(argv)):
+                out = self.run_example(argv)
+                ran += 1
+                if argv[1:] == ['profile']:
+                    for name in ('balanced', 'latency', 'performance', 'power-saver'):
+                        self.assertIn(name, out)
+        self.assertGreaterEqual(ran, 25, examples)
+        self.assertEqual(str(self.manager_prop('ActiveProfile')), 'latency')
+        self.assertTrue(self.daemon.alive(), self.daemon.output())
+
+
+if __name__ == '__main__':
+    T.main()
