@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "build-config.h"
 #include "fileio.h"
@@ -186,7 +187,6 @@ static int check_options(const CliOptions *o) {
 int main(int argc, char *argv[]) {
         _cleanup_(cli_inputs_done) CliInputs in = {};
         CliOptions o = {
-                .tables_dir = SIM_TABLES_DIR,
                 .seed = 1,
                 .intervals = DEFAULT_INTERVALS,
         };
@@ -196,6 +196,12 @@ int main(int argc, char *argv[]) {
         r = parse_argv(argc, argv, &o);
         if (r <= 0)
                 return r < 0 ? 2 : 0;
+        /* Without --tables-dir, the installed tables; not installed (run
+         * from the build tree), the source tree's, as idlepolicyctl finds
+         * this binary next to itself. */
+        if (!o.tables_dir)
+                o.tables_dir = access(SIM_TABLES_DIR, F_OK) < 0 && access(SIM_SOURCE_TABLES_DIR, F_OK) == 0 ?
+                               SIM_SOURCE_TABLES_DIR : SIM_TABLES_DIR;
         if (check_options(&o) < 0)
                 return 2;
         if (o.list)

@@ -12,13 +12,15 @@ real helper measures this machine's CPUs, which the live suite does; the
 one run-here names must exist and be executable); run-here's directory
 ($RUN_HERE_DIR) is the test's.  "pid:1234" is a child of the test.  The
 long-running examples (monitor, hold) get Ctrl-C once they showed what
-they do.  The record and simulate examples need no daemon: record reads
-this machine's tracefs (the live suite's test), simulate is
-tests/cli/test-sim.sh's."""
+they do.  The record example reads this machine's tracefs as root (the
+live suite's test); the simulate examples run from the build tree as a
+user of it would run them, the trace they name being a recorded one of
+bench/traces."""
 
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -30,7 +32,8 @@ import idlepolicytest as T  # noqa: E402
 SOURCE_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 README = os.path.join(SOURCE_ROOT, 'README.md')
 RUN_HERE = os.path.join(SOURCE_ROOT, 'scripts', 'run-here')
-NO_DAEMON = ('record', 'simulate')
+NO_DAEMON = ('record',)
+TRACE = os.path.join(SOURCE_ROOT, 'bench', 'traces', 'pgbench-ro.trace')
 
 
 def usage_examples():
@@ -137,8 +140,13 @@ class RunHere(T.IdlePolicyTestCase):
         elif verb == 'hold':
             rc, out = self.run_until(argv, lambda _: len(self.manager_prop('Holds')) > 0)
         else:
-            r = subprocess.run(argv, capture_output=True, text=True, env=self.env(), timeout=120, check=False)
+            if verb == 'simulate':          # "--trace pgbench.trace": the one record made
+                shutil.copy(TRACE, os.path.join(self.tmp, 'pgbench.trace'))
+            r = subprocess.run(argv, capture_output=True, text=True, env=self.env(), timeout=300, check=False,
+                               cwd=self.tmp)
             rc, out = r.returncode, r.stdout + r.stderr
+            if verb == 'simulate':
+                self.assertRegex(out, r'\| oracle \| \d+ \| 100\.0 \|')
         self.assertEqual(rc, 0, f'README example {shlex.join(argv)} failed ({rc}):\n{out}')
         return out
 
@@ -156,7 +164,7 @@ class RunHere(T.IdlePolicyTestCase):
                 if argv[1:] == ['profile']:
                     for name in ('balanced', 'latency', 'performance', 'power-saver'):
                         self.assertIn(name, out)
-        self.assertGreaterEqual(ran, 25, examples)
+        self.assertGreaterEqual(ran, 27, examples)
         self.assertEqual(str(self.manager_prop('ActiveProfile')), 'latency')
         self.assertTrue(self.daemon.alive(), self.daemon.output())
 
