@@ -116,6 +116,12 @@ static int grow_to(FtraceIdle *p, unsigned cpu) {
         return 0;
 }
 
+int ftrace_idle_reserve(FtraceIdle *p, unsigned n_cpus) {
+        if (n_cpus == 0 || n_cpus > p->max_cpus)
+                return -ERANGE;
+        return grow_to(p, n_cpus - 1);
+}
+
 /* The highest CPU number an event names. */
 static unsigned event_max_cpu(const FtraceEvent *ev) {
         unsigned c = ev->cpu;
@@ -242,6 +248,22 @@ static void ib_enter_burst(IbTrack *ib, uint64_t ts) {
         ib->since_ns = ts;
 }
 
+/* While the idle task is leaving, its events only move since_ns -- unless
+ * the flags show need-resched clear again: then the woken task ran and the
+ * CPU went idle again without a traced switch (a task whose events are not
+ * traced), and the idle task's last event before this one starts the
+ * period again.  Returns true if the event is taken as leaving. */
+static bool ib_still_leaving(IbTrack *ib, const FtraceEvent *ev) {
+        if (ib->phase != IB_LEAVING)
+                return false;
+        if (ev->need_resched == 0) {
+                ib->phase = IB_IRQ;
+                return false;
+        }
+        ib->since_ns = ev->ts_ns;
+        return true;
+}
+
 /* A hard interrupt entry taken by the idle task ends the current period:
  * the one since the switch to idle, or the one since the previous burst
  * ended, unless this interrupt nests in that burst's softirq.  Nothing
@@ -252,7 +274,7 @@ static int ib_irq_entry(FtraceIdle *p, unsigned c, const FtraceEvent *ev, TraceW
                                                     : ib->soft_depth > 0;
         int r = 0;
 
-        if (ib->phase == IB_LEAVING)
+        if (ib_still_leaving(ib, ev))
                 return 0;
         if (ib->phase == IB_IDLE || (ib->phase == IB_IRQ && !nested))
                 r = ib_close(p, c, ev->ts_ns, wake);
@@ -267,7 +289,7 @@ static int ib_irq_event(FtraceIdle *p, unsigned c, const FtraceEvent *ev) {
         IbTrack *ib = &p->cpus[c].ib;
         int r = 0;
 
-        if (ib->phase == IB_LEAVING)
+        if (ib_still_leaving(ib, ev))
                 return 0;
         if (ev->type == FTRACE_EVENT_SOFTIRQ_ENTRY)
                 ib->soft_depth++;

@@ -20,7 +20,9 @@
  *               visible end is dropped.  A task woken onto the CPU
  *               (sched_wakeup, target_cpu) makes the idle task leave: no
  *               period starts after that interrupt burst until the next
- *               switch to the idle task.  State is unknown (-1); miss is
+ *               switch to the idle task, or an idle-task interrupt whose
+ *               flags show need-resched clear again (the woken task ran
+ *               and slept untraced).  State is unknown (-1); miss is
  *               unknown unless a cpu_idle_miss follows the period.
  *
  * At the end each CPU takes the cpu_idle intervals if that CPU produced
@@ -89,6 +91,11 @@ int ftrace_idle_seed_timers(FtraceIdle *p, const char *timer_list);
  * CPU below max_cpus add it (and the CPUs below it) instead of being
  * ignored. */
 void ftrace_idle_allow_growth(FtraceIdle *p, unsigned max_cpus);
+
+/* Makes CPUs 0 .. n_cpus-1 known (a trace's stated CPU count, so that CPUs
+ * without events are in it too; never shrinks).  Returns 0, -ENOMEM, or
+ * -ERANGE beyond the growth limit. */
+int ftrace_idle_reserve(FtraceIdle *p, unsigned n_cpus);
 
 /* Feeds one event (in trace order).  Events of CPUs out of range (see
  * ftrace_idle_allow_growth) are ignored.  Returns 0 or -ENOMEM. */

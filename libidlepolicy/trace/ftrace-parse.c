@@ -338,6 +338,13 @@ static FtraceContext parse_context(const char *flags, size_t len) {
         }
 }
 
+/* The irq-info flags ("dNh1."): context and need-resched ('N', 'n', 'p',
+ * and the lazy variants: set; '.': clear). */
+static void parse_flags(const char *flags, size_t len, FtraceEvent *ev) {
+        ev->ctx = parse_context(flags, len);
+        ev->need_resched = ev->ctx == FTRACE_CTX_UNKNOWN ? -1 : flags[1] != '.';
+}
+
 /* "seconds.fraction:" (any number of fraction digits) or "count:" for the
  * counter clocks.  Returns the characters consumed (incl. ':'), 0 if none. */
 static size_t parse_timestamp(const char *s, uint64_t *ret) {
@@ -423,7 +430,7 @@ static int parse_rest(const char *p, FtraceEvent *ev) {
         if (len == 0)
                 return -EBADMSG;
         if (p[len - 1] != ':') {        /* the irq-info flags column */
-                ev->ctx = parse_context(p, len);
+                parse_flags(p, len, ev);
                 p += len + strspn(p + len, " ");
         }
         return parse_event(p, ev);
@@ -468,14 +475,14 @@ static int parse_latency_form(const char *line, FtraceEvent *ev) {
                 if (scan_u64(p, &cpu) != n || cpu > UINT32_MAX)
                         return -EBADMSG;
                 ev->cpu = (uint32_t) cpu;
-                ev->ctx = parse_context(p + n, len - n);
+                parse_flags(p + n, len - n, ev);
                 return parse_event(next, ev);
         }
         return -EBADMSG;
 }
 
 int ftrace_parse_line(const char *line, FtraceEvent *ret) {
-        FtraceEvent ev = { .type = FTRACE_EVENT_OTHER, .ctx = FTRACE_CTX_UNKNOWN };
+        FtraceEvent ev = { .type = FTRACE_EVENT_OTHER, .ctx = FTRACE_CTX_UNKNOWN, .need_resched = -1 };
         unsigned n_cpus;
 
         line += strspn(line, " \t");
@@ -486,7 +493,7 @@ int ftrace_parse_line(const char *line, FtraceEvent *ret) {
                 return parse_lost(lost, ret);
         int r = parse_bracket_form(line, &ev);
         if (r < 0) {    /* "[120]" in a -l line's fields is no CPU column */
-                ev = (FtraceEvent) { .type = FTRACE_EVENT_OTHER, .ctx = FTRACE_CTX_UNKNOWN };
+                ev = (FtraceEvent) { .type = FTRACE_EVENT_OTHER, .ctx = FTRACE_CTX_UNKNOWN, .need_resched = -1 };
                 r = parse_latency_form(line, &ev);
         }
         if (r < 0)

@@ -56,6 +56,7 @@ typedef struct FtraceEvent {
         int32_t pid;                    /* the current task; 0 is the idle task */
         uint64_t ts_ns;                 /* trace clock, nanoseconds */
         FtraceContext ctx;
+        int8_t need_resched;            /* the flags' need-resched column: 1 set, 0 clear, -1 no flags column */
         union {
                 struct {
                         uint32_t cpu;

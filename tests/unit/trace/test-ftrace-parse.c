@@ -494,10 +494,10 @@ static void switch_to_idle(FtraceIdle *p, unsigned cpu, uint64_t ns) {
 static void feed_woken_in_burst(FtraceIdle *p, uint64_t t, const char *wakeup_event) {
         switch_to_idle(p, 1, t);
         feed(p, "<idle>-0", 1, "d.h1.", t + 1000 * US, "irq_handler_entry: irq=42 name=virtio3-input");
-        feed(p, "<idle>-0", 1, "d.h2.", t + 1005 * US, "%s: comm=sleep pid=500 prio=120 target_cpu=001", wakeup_event);
-        feed(p, "<idle>-0", 1, "d.h1.", t + 1010 * US, "irq_handler_exit: irq=42 ret=handled");
-        feed(p, "<idle>-0", 1, "d.h1.", t + 1020 * US, "call_function_single_entry: vector=251");
-        feed(p, "<idle>-0", 1, "d.h1.", t + 1030 * US, "call_function_single_exit: vector=251");
+        feed(p, "<idle>-0", 1, "dNh2.", t + 1005 * US, "%s: comm=sleep pid=500 prio=120 target_cpu=001", wakeup_event);
+        feed(p, "<idle>-0", 1, "dNh1.", t + 1010 * US, "irq_handler_exit: irq=42 ret=handled");
+        feed(p, "<idle>-0", 1, "dNh1.", t + 1020 * US, "call_function_single_entry: vector=251");
+        feed(p, "<idle>-0", 1, "dNh1.", t + 1030 * US, "call_function_single_exit: vector=251");
         feed(p, "sleep-500", 1, "d..1.", t + 1500 * US, "hrtimer_cancel: hrtimer=%016x", 0x55);
         switch_to_idle(p, 1, t + 2000 * US);
         feed(p, "<idle>-0", 1, "d.h1.", t + 3000 * US, "irq_handler_entry: irq=42 name=virtio3-input");
@@ -515,7 +515,7 @@ START_TEST(test_wakeup_ends_idle) {
          * interrupt before the switch away does not end another one */
         switch_to_idle(p, 1, b);
         feed(p, "kworker-60", 0, "d..2.", b + 1000 * US, "sched_wakeup: comm=sleep pid=500 prio=120 target_cpu=001");
-        feed(p, "<idle>-0", 1, "d.h1.", b + 1010 * US, "reschedule_entry: vector=253");
+        feed(p, "<idle>-0", 1, "dNh1.", b + 1010 * US, "reschedule_entry: vector=253");
         feed(p, "<idle>-0", 1, "dNh1.", b + 1015 * US, "reschedule_exit: vector=253");
         feed(p, "<idle>-0", 1, "dNh1.", b + 1050 * US, "local_timer_entry: vector=236");
         feed(p, "<idle>-0", 1, "dNh1.", b + 1060 * US, "local_timer_exit: vector=236");
@@ -525,6 +525,36 @@ START_TEST(test_wakeup_ends_idle) {
         assert_iv(nth(t, 1, 0), a, 1000 * US, -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER, TRACE_MISS_UNKNOWN);
         assert_iv(nth(t, 1, 1), a + 2000 * US, 1000 * US, -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER, TRACE_MISS_UNKNOWN);
         assert_iv(nth(t, 1, 2), b, 1010 * US, -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER, TRACE_MISS_UNKNOWN);
+}
+END_TEST
+
+/* The woken task's events are not traced (so neither is its switch back to
+ * idle): an interrupt that finds need-resched clear again ends a period
+ * that started at the idle task's last event; without a flags column the
+ * wake-up still holds. */
+START_TEST(test_wakeup_untraced_task) {
+        _cleanup_ftrace_idle_ FtraceIdle *p = NULL;
+        _cleanup_trace_ Trace *t = NULL;
+        uint64_t a = T0, b = T0 + 100 * MS;
+
+        ck_assert_int_eq(ftrace_idle_new(2, &p), 0);
+        switch_to_idle(p, 1, a);
+        feed(p, "<idle>-0", 1, "d.h1.", a + 1000 * US, "call_function_single_entry: vector=251");
+        feed(p, "<idle>-0", 1, "dNh2.", a + 1003 * US, "sched_wakeup: comm=tokio pid=70 prio=120 target_cpu=001");
+        feed(p, "<idle>-0", 1, "dNh1.", a + 1004 * US, "call_function_single_exit: vector=251");
+        feed(p, "<idle>-0", 1, ".Ns1.", a + 1010 * US, "softirq_exit: vec=7 [action=SCHED]");
+        feed(p, "<idle>-0", 1, "d.h1.", a + 1400 * US, "call_function_single_entry: vector=251");
+        /* trace-cmd report without -l: no flags, the wake-up holds */
+        switch_to_idle(p, 1, b);
+        ck_assert_int_eq(ftrace_idle_feed_line(p, "          <idle>-0     [001] 100.101000: call_function_single_entry: vector=251"), 0);
+        ck_assert_int_eq(ftrace_idle_feed_line(p, "          <idle>-0     [001] 100.101003: sched_wakeup:         tokio:70 [120] CPU:001"), 0);
+        ck_assert_int_eq(ftrace_idle_feed_line(p, "          <idle>-0     [001] 100.101004: call_function_single_exit: vector=251"), 0);
+        ck_assert_int_eq(ftrace_idle_feed_line(p, "          <idle>-0     [001] 100.101400: call_function_single_entry: vector=251"), 0);
+        t = finish(p);
+        ck_assert_uint_eq(t->n_intervals, 3);
+        assert_iv(nth(t, 1, 0), a, 1000 * US, -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER, TRACE_MISS_UNKNOWN);
+        assert_iv(nth(t, 1, 1), a + 1010 * US, 390 * US, -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER, TRACE_MISS_UNKNOWN);
+        assert_iv(nth(t, 1, 2), b, 1000 * US, -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER, TRACE_MISS_UNKNOWN);
 }
 END_TEST
 
@@ -615,6 +645,7 @@ static Suite *ftrace_parse_suite(void) {
         tcase_add_test(idle, test_lost_events);
         tcase_add_test(idle, test_wakeup_ends_idle);
         tcase_add_test(idle, test_waking_not_used);
+        tcase_add_test(idle, test_wakeup_untraced_task);
         tcase_add_test(idle, test_growth);
         suite_add_tcase(s, idle);
         return s;
