@@ -96,6 +96,24 @@ static void print_summary(const ImportOptions *o, const InputFile *in, const Lin
         record_output_cpu_table(lf->idle, t, NULL);
 }
 
+/* Saved ftrace text does not carry the cpuidle state table: the states the
+ * intervals entered are listed as "state<N>" with unknown (0) exit latency
+ * and target residency, under driver "unknown" (idlepolicy-trace(5)).
+ * Returns 0 or -ERANGE for an index the format cannot hold. */
+static int name_states(Trace *t) {
+        int32_t max = -1;
+
+        for (size_t i = 0; i < t->n_intervals; i++)
+                if (t->intervals[i].state > max)
+                        max = t->intervals[i].state;
+        if (max >= TRACE_STATES_MAX)
+                return -ERANGE;
+        for (int32_t i = 0; i <= max; i++)
+                snprintf(t->header.states[i].name, sizeof(t->header.states[i].name), "state%d", (int) i);
+        t->header.n_states = (unsigned) (max + 1);
+        return 0;
+}
+
 int import_run(const ImportOptions *o, volatile const sig_atomic_t *stop) {
         _cleanup_input_file_ InputFile *in = NULL;
         _cleanup_ftrace_idle_ FtraceIdle *p = NULL;
@@ -121,6 +139,10 @@ int import_run(const ImportOptions *o, volatile const sig_atomic_t *stop) {
         snprintf(t->header.driver, sizeof(t->header.driver), "unknown");
         if ((r = ftrace_idle_finish(p, t)) < 0)
                 return report_error(o, lf, r);
+        if ((r = name_states(t)) < 0) {
+                fprintf(stderr, "%s: a power:cpu_idle state index beyond %u.\n", o->from, TRACE_STATES_MAX - 1);
+                return IMPORT_EXIT_BAD_INPUT;
+        }
         if ((r = record_output_write(o->output, t)) < 0) {
                 fprintf(stderr, "Failed to write %s: %s\n", o->output, strerror(-r));
                 return EXIT_FAILURE;
