@@ -6,8 +6,9 @@ The fixtures in ftrace/ are one real 80 ms session of this project's KVM
 test machine (CPU 0 emits power:cpu_idle, CPU 1 does not), saved four ways
 from the same buffer: the tracefs instance's "trace" file with and without
 the irq-info column, and "trace-cmd extract" of it printed by "trace-cmd
-report" and "trace-cmd report -l"; plus the last one gzipped.  Every form
-must give the same intervals.  Then the refused inputs (exit 3, a named
+report" and "trace-cmd report -l"; plus the last one gzipped.  On this
+session every form gives the same intervals (in general the forms without
+the flags column can differ where need-resched or nesting matters).  Then the refused inputs (exit 3, a named
 message), usage errors (exit 2), and the progress line: shown on a
 terminal (a pty), absent on a pipe.  TAP output.
 
