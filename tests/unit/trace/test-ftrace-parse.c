@@ -503,6 +503,15 @@ static void feed_woken_in_burst(FtraceIdle *p, uint64_t t, const char *wakeup_ev
         feed(p, "<idle>-0", 1, "d.h1.", t + 3000 * US, "irq_handler_entry: irq=42 name=virtio3-input");
 }
 
+/* t holds exactly n intervals, all on CPU 1, irq-bounded and ended by a
+ * non-timer interrupt with no known timer: (start, duration) each. */
+static void assert_cpu1_periods(const Trace *t, size_t n, const uint64_t (*periods)[2]) {
+        ck_assert_uint_eq(t->n_intervals, n);
+        for (size_t i = 0; i < n; i++)
+                assert_iv(nth(t, 1, i), periods[i][0], periods[i][1], -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER,
+                          TRACE_MISS_UNKNOWN);
+}
+
 START_TEST(test_wakeup_ends_idle) {
         _cleanup_ftrace_idle_ FtraceIdle *p = NULL;
         _cleanup_trace_ Trace *t = NULL;
@@ -521,10 +530,7 @@ START_TEST(test_wakeup_ends_idle) {
         feed(p, "<idle>-0", 1, "dNh1.", b + 1060 * US, "local_timer_exit: vector=236");
         feed(p, "sleep-500", 1, "d..1.", b + 1100 * US, "hrtimer_cancel: hrtimer=%016x", 0x55);
         t = finish(p);
-        ck_assert_uint_eq(t->n_intervals, 3);
-        assert_iv(nth(t, 1, 0), a, 1000 * US, -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER, TRACE_MISS_UNKNOWN);
-        assert_iv(nth(t, 1, 1), a + 2000 * US, 1000 * US, -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER, TRACE_MISS_UNKNOWN);
-        assert_iv(nth(t, 1, 2), b, 1010 * US, -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER, TRACE_MISS_UNKNOWN);
+        assert_cpu1_periods(t, 3, (const uint64_t[][2]) { { a, 1000 * US }, { a + 2000 * US, 1000 * US }, { b, 1010 * US } });
 }
 END_TEST
 
@@ -551,10 +557,7 @@ START_TEST(test_wakeup_untraced_task) {
         ck_assert_int_eq(ftrace_idle_feed_line(p, "          <idle>-0     [001] 100.101004: call_function_single_exit: vector=251"), 0);
         ck_assert_int_eq(ftrace_idle_feed_line(p, "          <idle>-0     [001] 100.101400: call_function_single_entry: vector=251"), 0);
         t = finish(p);
-        ck_assert_uint_eq(t->n_intervals, 3);
-        assert_iv(nth(t, 1, 0), a, 1000 * US, -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER, TRACE_MISS_UNKNOWN);
-        assert_iv(nth(t, 1, 1), a + 1010 * US, 390 * US, -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER, TRACE_MISS_UNKNOWN);
-        assert_iv(nth(t, 1, 2), b, 1000 * US, -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER, TRACE_MISS_UNKNOWN);
+        assert_cpu1_periods(t, 3, (const uint64_t[][2]) { { a, 1000 * US }, { a + 1010 * US, 390 * US }, { b, 1000 * US } });
 }
 END_TEST
 
@@ -567,8 +570,8 @@ START_TEST(test_waking_not_used) {
         ck_assert_int_eq(ftrace_idle_new(2, &p), 0);
         feed_woken_in_burst(p, T0, "sched_waking");
         t = finish(p);
-        ck_assert_uint_eq(t->n_intervals, 3);
-        assert_iv(nth(t, 1, 1), T0 + 1010 * US, 10 * US, -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER, TRACE_MISS_UNKNOWN);
+        assert_cpu1_periods(t, 3, (const uint64_t[][2]) { { T0, 1000 * US }, { T0 + 1010 * US, 10 * US },
+                                                          { T0 + 2000 * US, 1000 * US } });
 }
 END_TEST
 
