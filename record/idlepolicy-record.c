@@ -15,7 +15,11 @@
 #include "cpuidle.h"
 #include "fileio.h"
 #include "ftrace-idle.h"
+#include "import.h"
 #include "kernel-count.h"
+#include "line-feed.h"
+#include "progress.h"
+#include "record-output.h"
 #include "record-setup.h"
 #include "record-state.h"
 #include "sysfs-paths.h"
@@ -35,6 +39,8 @@ typedef struct Options {
         bool restore;
         const char *check;
         const char *state_dir;
+        const char *save_raw;
+        ImportOptions import;
 } Options;
 
 static volatile sig_atomic_t stop_signal;
@@ -54,60 +60,46 @@ static void install_signals(void) {
 }
 
 static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+        return progress_now_ns();
 }
 
 /* ---- reading the stream ---------------------------------------------------- */
 
-typedef struct LineBuf {
-        char buf[1 << 16];
-        size_t len;
-} LineBuf;
+/* Reads everything available from the non-blocking pipe into lf.  Returns
+ * 0 or -errno. */
+static int drain(int fd, LineFeed *lf) {
+        static char buf[1 << 16];
 
-/* Feeds the complete lines in lb, keeps the rest.  Returns 0 or -ENOMEM. */
-static int feed_lines(LineBuf *lb, FtraceIdle *p) {
-        char *start = lb->buf, *nl;
-        int r = 0;
-
-        while (r >= 0 && (nl = memchr(start, '\n', lb->len - (size_t) (start - lb->buf)))) {
-                *nl = '\0';
-                r = ftrace_idle_feed_line(p, start);
-                start = nl + 1;
-        }
-        lb->len -= (size_t) (start - lb->buf);
-        memmove(lb->buf, start, lb->len);
-        if (lb->len == sizeof(lb->buf)) {       /* an absurdly long line: drop it */
-                lb->len = 0;
-        }
-        return r;
-}
-
-/* Reads everything available from the non-blocking pipe.  Returns 0 or -errno. */
-static int drain(int fd, LineBuf *lb, FtraceIdle *p) {
         for (;;) {
-                ssize_t n = read(fd, lb->buf + lb->len, sizeof(lb->buf) - lb->len);
+                ssize_t n = read(fd, buf, sizeof(buf));
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
                         return errno == EAGAIN ? 0 : -errno;
                 if (n == 0)
                         return 0;
-                lb->len += (size_t) n;
-                int r = feed_lines(lb, p);
+                int r = line_feed_push(lf, buf, (size_t) n);
                 if (r < 0)
                         return r;
         }
 }
 
-/* Streams trace_pipe into p until seconds passed or a signal came, reading
+static void show_progress(Progress *pr, const LineFeed *lf, uint64_t start, double seconds) {
+        FtraceIdleTotals tot;
+
+        if (!progress_due(pr, now_ns()))
+                return;
+        ftrace_idle_totals(lf->idle, &tot);
+        progress_show(pr, "Recording: %.1f of %.1f s, %llu events, %llu lost", (double) (now_ns() - start) / 1e9, seconds,
+                      (unsigned long long) tot.events, (unsigned long long) tot.lost);
+}
+
+/* Streams trace_pipe into lf until seconds passed or a signal came, reading
  * kc (NULL: none) right after tracing went on and right before it goes off.
  * Returns 0 or -errno; *ret_elapsed: the seconds recorded. */
-static int stream(Tracefs *tf, FtraceIdle *p, double seconds, KernelCount *kc, double *ret_elapsed) {
-        static LineBuf lb;
+static int stream(Tracefs *tf, LineFeed *lf, double seconds, KernelCount *kc, double *ret_elapsed) {
         _cleanup_close_ int fd = openat(tf->dir_fd, "trace_pipe", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        Progress pr;
         int r;
 
         if (fd < 0)
@@ -116,12 +108,15 @@ static int stream(Tracefs *tf, FtraceIdle *p, double seconds, KernelCount *kc, d
         if (r >= 0 && kc)
                 (void) kernel_count_read(kc);   /* best effort: the summary then says "-" */
         uint64_t start = now_ns(), end = start + (uint64_t) (seconds * 1e9);
+        progress_init(&pr, stderr, start);
         _cleanup_close_ int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         _cleanup_free_ char *timers = NULL;
-        if (r >= 0 && root >= 0 && fileio_read_alloc_at(root, PROCFS_TIMER_LIST, &timers, NULL) >= 0)
-                (void) ftrace_idle_seed_timers(p, timers);      /* best effort: sharper sleep lengths */
+        if (r >= 0 && root >= 0 && fileio_read_alloc_at(root, PROCFS_TIMER_LIST, &timers, NULL) >= 0 &&
+            line_feed_seed_timers(lf, timers) == -EIO)  /* best effort: sharper sleep lengths */
+                r = -EIO;
         for (uint64_t now = start; r >= 0 && !stop_signal && now < end; now = now_ns()) {
-                r = drain(fd, &lb, p);
+                r = drain(fd, lf);
+                show_progress(&pr, lf, start, seconds);
                 uint64_t left = end - now < (uint64_t) POLL_NS ? end - now : (uint64_t) POLL_NS;
                 struct timespec ts = { .tv_sec = 0, .tv_nsec = (long) left };
                 if (r >= 0)
@@ -132,7 +127,8 @@ static int stream(Tracefs *tf, FtraceIdle *p, double seconds, KernelCount *kc, d
         *ret_elapsed = (double) (now_ns() - start) / 1e9;
         int k = tracefs_set(tf, "tracing_on", "0");
         if (r >= 0)
-                r = drain(fd, &lb, p);
+                r = drain(fd, lf);
+        progress_end(&pr);
         return r < 0 ? r : k;
 }
 
@@ -179,14 +175,9 @@ static int load_header(TraceHeader *h, unsigned *ret_n_cpus, KernelCount **ret_k
 
 /* ---- output ------------------------------------------------------------------ */
 
-static double pct(size_t part, size_t whole) {
-        return whole ? 100.0 * (double) part / (double) whole : 0.0;
-}
-
 static void print_summary(const FtraceIdle *p, const Trace *t, const Tracefs *tf, const RecordSetupInfo *info,
                           const KernelCount *kc) {
         FtraceIdleTotals tot;
-        uint64_t lost = 0;
 
         ftrace_idle_totals(p, &tot);
         fprintf(stderr, "Recorded %.1f s from %s%s%s: %llu lines, %llu events used, %llu unparsed; %u events enabled",
@@ -195,43 +186,8 @@ static void print_summary(const FtraceIdle *p, const Trace *t, const Tracefs *tf
                 (unsigned long long) tot.malformed, info->n_enabled);
         if (info->n_missing > 0)
                 fprintf(stderr, " (not on this kernel: %s)", info->missing);
-        fprintf(stderr, ".\n%-4s %-12s %9s %9s %8s %10s %8s %7s %7s\n", "CPU", "SOURCE", "INTERVALS", "KERNEL", "TIMER%",
-                "PREDICTED%", "SLEEP%", "DROPPED", "LOST");
-        for (unsigned c = 0; c < t->header.n_cpus; c++) {
-                FtraceIdleCpuStats s;
-                uint64_t n_kernel;
-                char kernel[24] = "-";
-                if (ftrace_idle_cpu_stats(p, c, &s) < 0)
-                        continue;
-                if (kernel_count_get(kc, c, &n_kernel))
-                        snprintf(kernel, sizeof(kernel), "%llu", (unsigned long long) n_kernel);
-                fprintf(stderr, "%-4u %-12s %9zu %9s %7.1f%% %9.1f%% %7.1f%% %7zu %7llu", c,
-                        trace_source_to_string(s.source), s.n_intervals, kernel, pct(s.n_wake_timer, s.n_intervals),
-                        pct(s.n_at_predicted, s.n_intervals), pct(s.n_sleep_known, s.n_intervals),
-                        s.n_dropped, (unsigned long long) s.lost_events);
-                lost += s.lost_events;
-                if (s.source == TRACE_SOURCE_CPU_IDLE && s.n_irq_bounded > 0)
-                        fprintf(stderr, "  (irq-bounded check: %.1f%% found, median error %+.1f us)",
-                                pct(s.n_cross_found, s.n_cpu_idle), (double) s.cross_median_error_ns / 1000.0);
-                fputc('\n', stderr);
-        }
-        fprintf(stderr, "KERNEL: idle entries the kernel counted while tracing was on; TIMER%%: woken by a timer interrupt; PREDICTED%%: ...within %llu us after the predicted "
-                "timer; SLEEP%%: sleep length known.\n", TIMER_LAG_MAX_NS / 1000);
-        if (lost > 0)
-                fprintf(stderr, "The kernel lost %llu events (periods around them are left out): "
-                        "use a larger --buffer-kb.\n", (unsigned long long) lost);
-}
-
-static int write_trace(const char *output, const Trace *t) {
-        FILE *f = strcmp(output, "-") == 0 ? stdout : fopen(output, "we");
-        int r;
-
-        if (!f)
-                return -errno;
-        r = trace_write(f, t);
-        if (f != stdout && fclose(f) != 0 && r == 0)
-                r = -errno;
-        return r;
+        fputs(".\n", stderr);
+        record_output_cpu_table(p, t, kc);
 }
 
 /* ---- the modes ------------------------------------------------------------------ */
@@ -282,7 +238,7 @@ static int do_restore(const Options *o) {
 }
 
 /* Sets tracefs up, records, restores.  Returns 0 or -errno (message printed). */
-static int record_session(const Options *o, RecordState *st, FtraceIdle *p, KernelCount *kc, double *elapsed,
+static int record_session(const Options *o, RecordState *st, LineFeed *lf, KernelCount *kc, double *elapsed,
                           RecordSetupInfo *info, Tracefs *tf) {
         int r = tracefs_locate(tf, o->tracefs);
         if (r < 0) {
@@ -303,8 +259,10 @@ static int record_session(const Options *o, RecordState *st, FtraceIdle *p, Kern
                                 info->missing[0] ? info->missing : "", strerror(-r));
         }
         if (r >= 0 && !stop_signal) {
-                r = stream(tf, p, o->seconds, kc, elapsed);
-                if (r < 0)
+                r = stream(tf, lf, o->seconds, kc, elapsed);
+                if (r == -EIO && lf->tee)
+                        fprintf(stderr, "Failed to write %s: %s\n", o->save_raw, strerror(EIO));
+                else if (r < 0)
                         fprintf(stderr, "Failed to read the trace: %s\n", strerror(-r));
         }
         int k = tracefs_restore(tf);
@@ -315,6 +273,29 @@ static int record_session(const Options *o, RecordState *st, FtraceIdle *p, Kern
         return r < 0 ? r : k;
 }
 
+/* Opens --save-raw's file (NULL without it) and writes its first line.
+ * Returns 0 or -errno (message printed). */
+static int open_raw(const Options *o, LineFeed *lf, unsigned n_cpus) {
+        if (!o->save_raw)
+                return 0;
+        lf->tee = fopen(o->save_raw, "we");
+        int r = lf->tee ? line_feed_tee_header(lf, n_cpus) : -errno;
+        if (r < 0)
+                fprintf(stderr, "Failed to write %s: %s\n", o->save_raw, strerror(-r));
+        return r;
+}
+
+/* Closes --save-raw's file.  Returns 0 or -errno (message printed). */
+static int close_raw(const Options *o, LineFeed *lf) {
+        if (!lf->tee)
+                return 0;
+        int r = fclose(lf->tee) == 0 ? 0 : -errno;
+        lf->tee = NULL;
+        if (r < 0)
+                fprintf(stderr, "Failed to write %s: %s\n", o->save_raw, strerror(-r));
+        return r;
+}
+
 static int do_record(const Options *o) {
         RecordState st = RECORD_STATE_NULL;
         Tracefs tf = TRACEFS_NULL;
@@ -322,12 +303,13 @@ static int do_record(const Options *o) {
         _cleanup_ftrace_idle_ FtraceIdle *p = NULL;
         _cleanup_trace_ Trace *t = NULL;
         _cleanup_kernel_count_ KernelCount *kc = NULL;
+        _cleanup_free_ LineFeed *lf = calloc(1, sizeof(LineFeed));
         ErrorInfo e = { "" };
         unsigned n_cpus = 0;
         double elapsed = 0;
         int r;
 
-        if (lock_state(&st, o->state_dir) < 0)
+        if (!lf || lock_state(&st, o->state_dir) < 0)
                 return EXIT_FAILURE;
         r = restore_leftover(&st);
         if (r >= 0)
@@ -337,17 +319,25 @@ static int do_record(const Options *o) {
         if (r >= 0)
                 r = ftrace_idle_new(n_cpus, &p);
         if (r >= 0) {
+                *lf = (LineFeed) LINE_FEED_INIT(p, NULL);
+                r = open_raw(o, lf, n_cpus);
+        }
+        if (r >= 0) {
                 tf.journal = record_state_save;
                 tf.userdata = &st;
-                r = record_session(o, &st, p, kc, &elapsed, &info, &tf);
+                r = record_session(o, &st, lf, kc, &elapsed, &info, &tf);
         }
+        int k = close_raw(o, lf);
+        if (r >= 0)
+                r = k;
+        line_feed_done(lf);
         tracefs_done(&tf);
         record_state_unlock(&st);
         if (r >= 0) {
                 t->header.seconds = elapsed;
                 r = ftrace_idle_finish(p, t);
         }
-        if (r >= 0 && (r = write_trace(o->output, t)) < 0)
+        if (r >= 0 && (r = record_output_write(o->output, t)) < 0)
                 fprintf(stderr, "Failed to write %s: %s\n", o->output, strerror(-r));
         if (r < 0)
                 return EXIT_FAILURE;
@@ -384,7 +374,7 @@ static int do_check(const char *path) {
                                 timer += t->intervals[i].wake == TRACE_WAKE_TIMER;
                         }
                 printf("cpu %u: source %s, %zu intervals, %.1f%% timer wakes\n", c,
-                       trace_source_to_string(t->header.sources[c]), n, pct(timer, n));
+                       trace_source_to_string(t->header.sources[c]), n, record_output_pct(timer, n));
         }
         return EXIT_SUCCESS;
 }
@@ -393,15 +383,22 @@ static int do_check(const char *path) {
 
 static void usage(FILE *f) {
         fputs("Usage: idlepolicy-record --seconds N --output FILE [--tracefs DIR] [--buffer-kb N] [--no-instance]\n"
+              "                         [--save-raw FILE]\n"
+              "       idlepolicy-record --from FILE --output FILE [--max-mb N]\n"
               "       idlepolicy-record --restore\n"
               "       idlepolicy-record --check FILE\n\n"
-              "Records per-CPU idle intervals from tracefs into an idle trace (idlepolicy-trace(5)).\n\n"
+              "Records per-CPU idle intervals from tracefs, or converts saved ftrace text\n"
+              "(tracefs trace/trace_pipe, trace-cmd report; gzip too), into an idle trace\n"
+              "(idlepolicy-trace(5)).\n\n"
               "  -s, --seconds N      record for N seconds (SIGINT/SIGTERM end it early)\n"
               "  -o, --output FILE    the trace file to write (\"-\" for stdout)\n"
               "  -t, --tracefs DIR    tracefs mount point (default: /sys/kernel/tracing, then\n"
               "                       /sys/kernel/debug/tracing; mounted for the recording if absent)\n"
               "  -b, --buffer-kb N    ring buffer size per CPU in KiB (default 2048)\n"
               "      --no-instance    use the top-level buffer instead of a private instance\n"
+              "      --save-raw FILE  also save the raw ftrace text read (for --from)\n"
+              "  -f, --from FILE      convert saved ftrace text instead of recording (\"-\": stdin)\n"
+              "      --max-mb N       refuse --from input of more than N MiB of text (default 4096)\n"
               "      --restore        undo what a killed recorder left in tracefs\n"
               "      --check FILE     validate a trace file and summarise it\n"
               "      --state-dir DIR  journal directory (default " RECORD_STATE_DIR ")\n"
@@ -422,19 +419,21 @@ static int parse_number(const char *s, double min, double max, double *ret) {
 
 /* Returns 0, 1 to exit successfully (help, version), -EINVAL on misuse. */
 static int parse_args(int argc, char **argv, Options *o) {
-        enum { ARG_NO_INSTANCE = 0x100, ARG_RESTORE, ARG_CHECK, ARG_STATE_DIR, ARG_VERSION };
+        enum { ARG_NO_INSTANCE = 0x100, ARG_RESTORE, ARG_CHECK, ARG_STATE_DIR, ARG_VERSION, ARG_SAVE_RAW, ARG_MAX_MB };
         static const struct option longopts[] = {
                 { "seconds", required_argument, NULL, 's' },  { "output", required_argument, NULL, 'o' },
                 { "tracefs", required_argument, NULL, 't' },  { "buffer-kb", required_argument, NULL, 'b' },
                 { "no-instance", no_argument, NULL, ARG_NO_INSTANCE }, { "restore", no_argument, NULL, ARG_RESTORE },
                 { "check", required_argument, NULL, ARG_CHECK }, { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 { "help", no_argument, NULL, 'h' },           { "version", no_argument, NULL, ARG_VERSION },
+                { "from", required_argument, NULL, 'f' },     { "save-raw", required_argument, NULL, ARG_SAVE_RAW },
+                { "max-mb", required_argument, NULL, ARG_MAX_MB },
                 {}
         };
         double v;
         int c;
 
-        while ((c = getopt_long(argc, argv, "s:o:t:b:h", longopts, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, "s:o:t:b:f:h", longopts, NULL)) >= 0)
                 switch (c) {
                 case 's':
                         if (parse_number(optarg, 0.001, 86400, &o->seconds) < 0)
@@ -451,17 +450,30 @@ static int parse_args(int argc, char **argv, Options *o) {
                 case ARG_RESTORE: o->restore = true; break;
                 case ARG_CHECK: o->check = optarg; break;
                 case ARG_STATE_DIR: o->state_dir = optarg; break;
+                case 'f': o->import.from = optarg; break;
+                case ARG_SAVE_RAW: o->save_raw = optarg; break;
+                case ARG_MAX_MB:
+                        if (parse_number(optarg, 1, 1 << 30, &v) < 0)
+                                return -EINVAL;
+                        o->import.max_bytes = (uint64_t) v << 20;
+                        break;
                 case 'h': usage(stdout); return 1;
                 case ARG_VERSION: puts("idlepolicy-record " PACKAGE_VERSION); return 1;
                 default: return -EINVAL;
                 }
-        if (optind < argc || (!o->restore && !o->check && (o->seconds <= 0 || !o->output)))
+        if (optind < argc)
                 return -EINVAL;
+        if (o->import.from)     /* converting: no recording options */
+                return o->output && o->seconds <= 0 && !o->save_raw && !o->restore && !o->check ? 0 : -EINVAL;
+        if (!o->restore && !o->check && (o->seconds <= 0 || !o->output))
+                return -EINVAL;
+        o->import.output = o->output;
         return 0;
 }
 
 int main(int argc, char **argv) {
-        Options o = { .buffer_kb = 2048, .use_instance = true, .state_dir = RECORD_STATE_DIR };
+        Options o = { .buffer_kb = 2048, .use_instance = true, .state_dir = RECORD_STATE_DIR,
+                      .import.max_bytes = (uint64_t) 4096 << 20 };
         int r = parse_args(argc, argv, &o);
 
         if (r != 0) {
@@ -471,10 +483,14 @@ int main(int argc, char **argv) {
         }
         if (o.check)
                 return do_check(o.check);
+        install_signals();
+        if (o.import.from) {
+                o.import.output = o.output;
+                return import_run(&o.import, &stop_signal);
+        }
         if (geteuid() != 0) {
                 fprintf(stderr, "idlepolicy-record must run as root (it changes tracefs).\n");
                 return EXIT_FAILURE;
         }
-        install_signals();
         return o.restore ? do_restore(&o) : do_record(&o);
 }

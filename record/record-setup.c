@@ -20,6 +20,8 @@ static const RecordEvent record_events[] = {
         { "timer/hrtimer_expire_entry", true },
         { "sched/sched_switch", true },
         { "sched/sched_wake_idle_without_ipi", false },
+        { "sched/sched_wakeup", false },
+        { "sched/sched_wakeup_new", false },
         { "irq/irq_handler_entry", false },
         { "irq/irq_handler_exit", false },
         { "irq/softirq_entry", false },

@@ -31,6 +31,7 @@ typedef enum IbPhase {
         IB_RUNNING = 0,         /* a task runs, or we do not know */
         IB_IDLE,                /* idle since since_ns */
         IB_IRQ,                 /* the idle task takes interrupts; last event at since_ns */
+        IB_LEAVING,             /* a task was woken onto this CPU: the idle task is on its way out */
 } IbPhase;
 
 typedef struct IbTrack {
@@ -38,6 +39,7 @@ typedef struct IbTrack {
         uint64_t since_ns;
         unsigned soft_depth;
         bool miss_window;
+        bool wake_pending;      /* woken from elsewhere while idle: the interrupt that ends the period leaves idle */
 } IbTrack;
 
 typedef struct CpuIdle {
@@ -50,6 +52,7 @@ typedef struct CpuIdle {
 
 struct FtraceIdle {
         unsigned n_cpus;
+        unsigned max_cpus;      /* events of CPUs below this add CPUs (ftrace_idle_allow_growth) */
         CpuIdle *cpus;
         TimerTrack *timers;
         FtraceIdleTotals totals;
@@ -92,6 +95,46 @@ void ftrace_idle_freep(FtraceIdle **p) {
 
 int ftrace_idle_seed_timers(FtraceIdle *p, const char *timer_list) {
         return timer_track_seed(p->timers, timer_list);
+}
+
+void ftrace_idle_allow_growth(FtraceIdle *p, unsigned max_cpus) {
+        p->max_cpus = max_cpus;
+}
+
+/* Makes CPUs up to cpu known, if growth allows.  Returns 0 or -ENOMEM. */
+static int grow_to(FtraceIdle *p, unsigned cpu) {
+        if (cpu < p->n_cpus || cpu >= p->max_cpus || p->finished)
+                return 0;
+        CpuIdle *v = reallocarray(p->cpus, cpu + 1, sizeof(CpuIdle));
+        if (!v)
+                return -ENOMEM;
+        memset(v + p->n_cpus, 0, (cpu + 1 - p->n_cpus) * sizeof(CpuIdle));
+        p->cpus = v;
+        if (timer_track_grow(p->timers, cpu + 1) < 0)
+                return -ENOMEM;
+        p->n_cpus = cpu + 1;
+        return 0;
+}
+
+int ftrace_idle_reserve(FtraceIdle *p, unsigned n_cpus) {
+        if (n_cpus == 0 || n_cpus > p->max_cpus)
+                return -ERANGE;
+        return grow_to(p, n_cpus - 1);
+}
+
+/* The highest CPU number an event names. */
+static unsigned event_max_cpu(const FtraceEvent *ev) {
+        unsigned c = ev->cpu;
+
+        if (ev->type == FTRACE_EVENT_CPU_IDLE && ev->idle.cpu > c)
+                c = ev->idle.cpu;
+        else if (ev->type == FTRACE_EVENT_CPU_IDLE_MISS && ev->miss.cpu > c)
+                c = ev->miss.cpu;
+        else if (ev->type == FTRACE_EVENT_WAKE_IDLE_NO_IPI && ev->wake.cpu > c)
+                c = ev->wake.cpu;
+        else if (ev->type == FTRACE_EVENT_SCHED_WAKEUP && ev->wakeup.cpu > c)
+                c = ev->wakeup.cpu;
+        return c;
 }
 
 static int list_push(IntervalList *l, const IdleInterval *iv) {
@@ -197,21 +240,47 @@ static void ib_task_seen(FtraceIdle *p, unsigned c) {
         ib->phase = IB_RUNNING;
 }
 
+/* The idle task takes an interrupt burst from ts on: it stays idle after
+ * it unless a task was woken onto this CPU meanwhile. */
+static void ib_enter_burst(IbTrack *ib, uint64_t ts) {
+        ib->phase = ib->wake_pending ? IB_LEAVING : IB_IRQ;
+        ib->wake_pending = false;
+        ib->since_ns = ts;
+}
+
+/* While the idle task is leaving, its events only move since_ns -- unless
+ * the flags show need-resched clear again: then the woken task ran and the
+ * CPU went idle again without a traced switch (a task whose events are not
+ * traced), and the idle task's last event before this one starts the
+ * period again.  Returns true if the event is taken as leaving. */
+static bool ib_still_leaving(IbTrack *ib, const FtraceEvent *ev) {
+        if (ib->phase != IB_LEAVING)
+                return false;
+        if (ev->need_resched == 0) {
+                ib->phase = IB_IRQ;
+                return false;
+        }
+        ib->since_ns = ev->ts_ns;
+        return true;
+}
+
 /* A hard interrupt entry taken by the idle task ends the current period:
  * the one since the switch to idle, or the one since the previous burst
- * ended, unless this interrupt nests in that burst's softirq. */
+ * ended, unless this interrupt nests in that burst's softirq.  Nothing
+ * while the idle task is leaving (a task was woken here). */
 static int ib_irq_entry(FtraceIdle *p, unsigned c, const FtraceEvent *ev, TraceWake wake) {
         IbTrack *ib = &p->cpus[c].ib;
         bool nested = ev->ctx != FTRACE_CTX_UNKNOWN ? ev->ctx == FTRACE_CTX_HARDIRQ_IN_SOFTIRQ || ev->ctx == FTRACE_CTX_NMI
                                                     : ib->soft_depth > 0;
         int r = 0;
 
+        if (ib_still_leaving(ib, ev))
+                return 0;
         if (ib->phase == IB_IDLE || (ib->phase == IB_IRQ && !nested))
                 r = ib_close(p, c, ev->ts_ns, wake);
         if (!nested)
                 ib->soft_depth = 0;
-        ib->phase = IB_IRQ;
-        ib->since_ns = ev->ts_ns;
+        ib_enter_burst(ib, ev->ts_ns);
         return r;
 }
 
@@ -220,14 +289,15 @@ static int ib_irq_event(FtraceIdle *p, unsigned c, const FtraceEvent *ev) {
         IbTrack *ib = &p->cpus[c].ib;
         int r = 0;
 
+        if (ib_still_leaving(ib, ev))
+                return 0;
         if (ev->type == FTRACE_EVENT_SOFTIRQ_ENTRY)
                 ib->soft_depth++;
         else if (ev->type == FTRACE_EVENT_SOFTIRQ_EXIT && ib->soft_depth > 0)
                 ib->soft_depth--;
         if (ib->phase == IB_IDLE)       /* an interrupt whose entry is not traced */
                 r = ib_close(p, c, ev->ts_ns, TRACE_WAKE_UNKNOWN);
-        ib->phase = IB_IRQ;
-        ib->since_ns = ev->ts_ns;
+        ib_enter_burst(ib, ev->ts_ns);
         return r;
 }
 
@@ -279,6 +349,8 @@ static int on_hrtimer_expire(FtraceIdle *p, const FtraceEvent *ev) {
         return r;
 }
 
+/* A polling idle CPU noticed a wake-up without an interrupt: the period
+ * ends here and the idle task leaves. */
 static int on_wake_idle(FtraceIdle *p, const FtraceEvent *ev) {
         unsigned c = ev->wake.cpu;
 
@@ -286,10 +358,30 @@ static int on_wake_idle(FtraceIdle *p, const FtraceEvent *ev) {
                 return 0;
         ci_wake(p, c, ev->ts_ns, TRACE_WAKE_OTHER);
         IbTrack *ib = &p->cpus[c].ib;
-        if (ib->phase == IB_RUNNING)
+        if (ib->phase != IB_IDLE && ib->phase != IB_IRQ)
                 return 0;
-        ib->phase = IB_RUNNING;
+        ib->phase = IB_LEAVING;
         return ib_close(p, c, ev->ts_ns, TRACE_WAKE_OTHER);
+}
+
+/* A task was woken onto CPU c: its idle task leaves at the end of the
+ * interrupt burst it is in (the wake-up came from that burst's handler), or,
+ * while idle, at the end of the burst of the interrupt that will end the
+ * period (the wake-up came from elsewhere; its IPI or a polling wake-up
+ * ends the period).  Without this, an interrupt taken between the wake-up
+ * and the switch away would end a period that never was.  sched_waking is
+ * not used: its target_cpu is the task's previous CPU, read before the
+ * kernel chose where the task goes. */
+static void on_sched_wakeup(FtraceIdle *p, const FtraceEvent *ev) {
+        unsigned c = ev->wakeup.cpu;
+
+        if (ev->wakeup.waking || c >= p->n_cpus)
+                return;
+        IbTrack *ib = &p->cpus[c].ib;
+        if (ib->phase == IB_IRQ)
+                ib->phase = IB_LEAVING;
+        else if (ib->phase == IB_IDLE)
+                ib->wake_pending = true;
 }
 
 static void on_lost(FtraceIdle *p, const FtraceEvent *ev) {
@@ -322,19 +414,28 @@ static int dispatch(FtraceIdle *p, const FtraceEvent *ev) {
                 return ib_switch(p, ev->cpu, ev);
         case FTRACE_EVENT_WAKE_IDLE_NO_IPI:
                 return on_wake_idle(p, ev);
+        case FTRACE_EVENT_SCHED_WAKEUP:
+                on_sched_wakeup(p, ev);
+                return 0;
         default:
                 return 0;
         }
 }
 
 int ftrace_idle_feed(FtraceIdle *p, const FtraceEvent *ev) {
+        if (grow_to(p, event_max_cpu(ev)) < 0)
+                return -ENOMEM;
         if (ev->cpu >= p->n_cpus || p->finished)
                 return 0;
         if (ev->type == FTRACE_EVENT_LOST) {
+                p->totals.lost += ev->lost.count;
                 on_lost(p, ev);
                 return 0;
         }
-        p->totals.events++;
+        if (p->totals.events++ == 0)
+                p->totals.first_ns = ev->ts_ns;
+        if (ev->ts_ns > p->totals.last_ns)
+                p->totals.last_ns = ev->ts_ns;
         if (ev->pid != 0)
                 ib_task_seen(p, ev->cpu);
         bool entry = ev->type == FTRACE_EVENT_IRQ_ENTRY || is_timer_irq_stand_in(p, ev);

@@ -17,7 +17,12 @@
  *               idle, and ends at the next hard interrupt entry on that CPU
  *               (or a polling wake-up, sched_wake_idle_without_ipi).  A
  *               period during which a task's event shows up without a
- *               visible end is dropped.  State is unknown (-1); miss is
+ *               visible end is dropped.  A task woken onto the CPU
+ *               (sched_wakeup, target_cpu) makes the idle task leave: no
+ *               period starts after that interrupt burst until the next
+ *               switch to the idle task, or an idle-task interrupt whose
+ *               flags show need-resched clear again (the woken task ran
+ *               and slept untraced).  State is unknown (-1); miss is
  *               unknown unless a cpu_idle_miss follows the period.
  *
  * At the end each CPU takes the cpu_idle intervals if that CPU produced
@@ -65,6 +70,8 @@ typedef struct FtraceIdleTotals {
         uint64_t lines;                 /* fed to ftrace_idle_feed_line() */
         uint64_t events;                /* events used */
         uint64_t malformed;             /* lines that did not parse */
+        uint64_t lost;                  /* events the kernel reported lost, all CPUs */
+        uint64_t first_ns, last_ns;     /* timestamps of the first and the latest event used */
 } FtraceIdleTotals;
 
 typedef struct FtraceIdle FtraceIdle;
@@ -80,8 +87,18 @@ void ftrace_idle_freep(FtraceIdle **p);
  * after tracing was switched on.  Returns the number of timers, or -ENOMEM. */
 int ftrace_idle_seed_timers(FtraceIdle *p, const char *timer_list);
 
-/* Feeds one event (in trace order).  Events of CPUs out of range are
- * ignored.  Returns 0 or -ENOMEM. */
+/* For a trace whose CPU count is not known up front: events that name a
+ * CPU below max_cpus add it (and the CPUs below it) instead of being
+ * ignored. */
+void ftrace_idle_allow_growth(FtraceIdle *p, unsigned max_cpus);
+
+/* Makes CPUs 0 .. n_cpus-1 known (a trace's stated CPU count, so that CPUs
+ * without events are in it too; never shrinks).  Returns 0, -ENOMEM, or
+ * -ERANGE beyond the growth limit. */
+int ftrace_idle_reserve(FtraceIdle *p, unsigned n_cpus);
+
+/* Feeds one event (in trace order).  Events of CPUs out of range (see
+ * ftrace_idle_allow_growth) are ignored.  Returns 0 or -ENOMEM. */
 int ftrace_idle_feed(FtraceIdle *p, const FtraceEvent *ev);
 
 /* Parses and feeds one line; lines that are not events are skipped,

@@ -172,11 +172,64 @@ static int parse_irq_handler(const char *f, FtraceEvent *ev) {
         return 0;
 }
 
+/* trace-cmd's plugin form of a task, "comm:pid [prio]" starting at s (comm
+ * may hold ':' and spaces: the pid is the number between the last ':'
+ * before " [" and it).  Returns 0 or -EBADMSG. */
+static int plugin_task_pid(const char *s, int32_t *ret) {
+        const char *open = strstr(s, " [");
+        uint64_t pid = 0;
+
+        if (!open)
+                return -EBADMSG;
+        const char *colon = open;
+        while (colon > s && colon[-1] != ':')
+                colon--;
+        if (colon == s || scan_u64(colon, &pid) != (size_t) (open - colon) || pid > INT32_MAX)
+                return -EBADMSG;
+        *ret = (int32_t) pid;
+        return 0;
+}
+
+/* "prev_comm=a prev_pid=1 ... ==> next_comm=b next_pid=2 ..." (tracefs) or
+ * "a:1 [120] S ==> b:2 [120]" (trace-cmd's sched_switch plugin). */
 static int parse_sched_switch(const char *f, FtraceEvent *ev) {
-        if (field_pid(f, "prev_pid", &ev->sched_switch.prev_pid) < 0 ||
-            field_pid(f, "next_pid", &ev->sched_switch.next_pid) < 0)
+        if (field(f, "prev_pid")) {
+                if (field_pid(f, "prev_pid", &ev->sched_switch.prev_pid) < 0 ||
+                    field_pid(f, "next_pid", &ev->sched_switch.next_pid) < 0)
+                        return -EBADMSG;
+                return 0;
+        }
+        const char *arrow = strstr(f, " ==> ");
+        if (!arrow || plugin_task_pid(f, &ev->sched_switch.prev_pid) < 0 ||
+            plugin_task_pid(arrow + 5, &ev->sched_switch.next_pid) < 0)
                 return -EBADMSG;
         return 0;
+}
+
+/* "comm=a pid=1 prio=120 target_cpu=001" (tracefs) or "a:1 [120] CPU:001"
+ * (trace-cmd's plugin, maybe followed by " success=1"). */
+static int parse_wakeup_target(const char *f, FtraceEvent *ev) {
+        if (field(f, "target_cpu"))
+                return field_u32(f, "target_cpu", &ev->wakeup.cpu);
+        for (const char *p = f; (p = strstr(p, "CPU:")); p += 4) {
+                uint64_t cpu;
+                size_t n = scan_u64(p + 4, &cpu);
+                if ((p == f || p[-1] == ' ') && n > 0 && is_end(p[4 + n]) && cpu <= UINT32_MAX) {
+                        ev->wakeup.cpu = (uint32_t) cpu;
+                        return 0;
+                }
+        }
+        return -EBADMSG;
+}
+
+static int parse_sched_wakeup(const char *f, FtraceEvent *ev) {
+        ev->wakeup.waking = false;
+        return parse_wakeup_target(f, ev);
+}
+
+static int parse_sched_waking(const char *f, FtraceEvent *ev) {
+        ev->wakeup.waking = true;
+        return parse_wakeup_target(f, ev);
 }
 
 static int parse_wake_idle(const char *f, FtraceEvent *ev) {
@@ -229,6 +282,9 @@ static const EventParser event_parsers[] = {
         { "softirq_exit",               FTRACE_EVENT_SOFTIRQ_EXIT,      parse_nothing },
         { "sched_switch",               FTRACE_EVENT_SCHED_SWITCH,      parse_sched_switch },
         { "sched_wake_idle_without_ipi", FTRACE_EVENT_WAKE_IDLE_NO_IPI, parse_wake_idle },
+        { "sched_wakeup",               FTRACE_EVENT_SCHED_WAKEUP,      parse_sched_wakeup },
+        { "sched_wakeup_new",           FTRACE_EVENT_SCHED_WAKEUP,      parse_sched_wakeup },
+        { "sched_waking",               FTRACE_EVENT_SCHED_WAKEUP,      parse_sched_waking },
 };
 
 static const EventParser *event_parser_find(const char *name, size_t len) {
@@ -282,6 +338,13 @@ static FtraceContext parse_context(const char *flags, size_t len) {
         }
 }
 
+/* The irq-info flags ("dNh1."): context and need-resched ('N', 'n', 'p',
+ * and the lazy variants: set; '.': clear). */
+static void parse_flags(const char *flags, size_t len, FtraceEvent *ev) {
+        ev->ctx = parse_context(flags, len);
+        ev->need_resched = ev->ctx == FTRACE_CTX_UNKNOWN ? -1 : flags[1] != '.';
+}
+
 /* "seconds.fraction:" (any number of fraction digits) or "count:" for the
  * counter clocks.  Returns the characters consumed (incl. ':'), 0 if none. */
 static size_t parse_timestamp(const char *s, uint64_t *ret) {
@@ -307,31 +370,45 @@ static size_t parse_timestamp(const char *s, uint64_t *ret) {
         return n + m + 1;
 }
 
-/* "CPU:3 [LOST 12 EVENTS]" */
+/* "CPU:3 [LOST 12 EVENTS]" (tracefs), "CPU:3 [12 EVENTS DROPPED]" or
+ * "CPU:3 [EVENTS DROPPED]" (trace-cmd report; count unknown: 1). */
 static int parse_lost(const char *line, FtraceEvent *ev) {
-        uint64_t cpu, count;
-        size_t n = scan_u64(line + 4, &cpu);
+        uint64_t cpu, count = 1;
+        size_t n = scan_u64(line + 4, &cpu), m;
+        const char *p = line + 4 + n;
 
-        if (n == 0 || cpu > UINT32_MAX || strncmp(line + 4 + n, " [LOST ", 7) != 0)
+        if (n == 0 || cpu > UINT32_MAX || strncmp(p, " [", 2) != 0)
                 return -EBADMSG;
-        size_t m = scan_u64(line + 11 + n, &count);
-        if (m == 0 || strncmp(line + 11 + n + m, " EVENTS]", 8) != 0)
-                return -EBADMSG;
+        p += 2;
+        if (strncmp(p, "LOST ", 5) == 0) {
+                if ((m = scan_u64(p + 5, &count)) == 0 || strncmp(p + 5 + m, " EVENTS]", 8) != 0)
+                        return -EBADMSG;
+        } else {
+                m = scan_u64(p, &count);
+                if (strncmp(p + m, m ? " EVENTS DROPPED]" : "EVENTS DROPPED]", m ? 16 : 15) != 0)
+                        return -EBADMSG;
+                if (m == 0)
+                        count = 1;
+        }
         *ev = (FtraceEvent) { .type = FTRACE_EVENT_LOST, .cpu = (uint32_t) cpu, .lost.count = count };
         return 0;
 }
 
-/* Parses "flags ts: event: fields" after the CPU column. */
-static int parse_rest(const char *p, FtraceEvent *ev) {
-        size_t len = strcspn(p, " ");
+/* A lost-events marker at the start of the line or after trace-cmd's
+ * "instance: " prefix.  Returns its "CPU:" or NULL. */
+static const char *find_lost_marker(const char *line) {
+        if (strncmp(line, "CPU:", 4) == 0)
+                return line;
+        size_t len = strcspn(line, " ");
+        if (len < 2 || line[len - 1] != ':')
+                return NULL;
+        line += len + strspn(line + len, " ");
+        return strncmp(line, "CPU:", 4) == 0 ? line : NULL;
+}
 
-        if (len == 0)
-                return -EBADMSG;
-        if (p[len - 1] != ':') {        /* the irq-info flags column */
-                ev->ctx = parse_context(p, len);
-                p += len + strspn(p + len, " ");
-        }
-        len = parse_timestamp(p, &ev->ts_ns);
+/* Parses "ts: event: fields" (p at the timestamp). */
+static int parse_event(const char *p, FtraceEvent *ev) {
+        size_t len = parse_timestamp(p, &ev->ts_ns);
         if (len == 0 || p[len] != ' ')
                 return -EBADMSG;
         p += len + strspn(p + len, " ");
@@ -345,25 +422,98 @@ static int parse_rest(const char *p, FtraceEvent *ev) {
         return ep->parse(colon[1] == ' ' ? colon + 2 : colon + 1, ev);
 }
 
-int ftrace_parse_line(const char *line, FtraceEvent *ret) {
-        FtraceEvent ev = { .type = FTRACE_EVENT_OTHER, .ctx = FTRACE_CTX_UNKNOWN };
+/* Parses "flags ts: event: fields" after the CPU column. */
+static int parse_rest(const char *p, FtraceEvent *ev) {
+        p += strspn(p, " ");
+        size_t len = strcspn(p, " ");
+
+        if (len == 0)
+                return -EBADMSG;
+        if (p[len - 1] != ':') {        /* the irq-info flags column */
+                parse_flags(p, len, ev);
+                p += len + strspn(p + len, " ");
+        }
+        return parse_event(p, ev);
+}
+
+/* The "[cpu] flags ts:" form.  Returns 0 or -EBADMSG. */
+static int parse_bracket_form(const char *line, FtraceEvent *ev) {
+        const char *bracket = find_cpu_column(line);
         uint64_t cpu;
 
-        line += strspn(line, " \t");
-        if (line[0] == '\0' || line[0] == '\n' || line[0] == '#')
-                return -ENOMSG;
-        if (strncmp(line, "CPU:", 4) == 0)
-                return parse_lost(line, ret);
-        const char *bracket = find_cpu_column(line);
-        if (!bracket || parse_task(line, bracket, &ev.pid) < 0)
+        if (!bracket || parse_task(line, bracket, &ev->pid) < 0)
                 return -EBADMSG;
         size_t n = scan_u64(bracket + 1, &cpu);
         if (n == 0 || cpu > UINT32_MAX)
                 return -EBADMSG;
-        ev.cpu = (uint32_t) cpu;
-        int r = parse_rest(bracket + n + 3, &ev);
+        ev->cpu = (uint32_t) cpu;
+        return parse_rest(bracket + n + 3, ev);
+}
+
+/* Is the token at p (len characters) trace-cmd -l's "<cpu><flags>" column:
+ * digits, then 4 or 5 flags starting with the irqs-off flag ('d', 'D', 'X'
+ * or '.')?  Returns the number of CPU digits, 0 if not. */
+static size_t latency_column(const char *p, size_t len) {
+        size_t n = strspn(p, "0123456789");
+
+        if (n == 0 || n >= len || !strchr("dDX.", p[n]) || len - n < 4 || len - n > 5)
+                return 0;
+        return n;
+}
+
+/* The "comm-pid <cpu><flags> ts:" form of trace-cmd report -l: the first
+ * token after the task that is such a column and is followed by a
+ * timestamp. */
+static int parse_latency_form(const char *line, FtraceEvent *ev) {
+        for (const char *p = strchr(line, ' '); p; p = strchr(p, ' ')) {
+                p += strspn(p, " ");
+                size_t len = strcspn(p, " "), n = latency_column(p, len);
+                uint64_t cpu, ts;
+                const char *next = p + len + strspn(p + len, " ");
+                if (n == 0 || parse_timestamp(next, &ts) == 0 || parse_task(line, p, &ev->pid) < 0)
+                        continue;
+                if (scan_u64(p, &cpu) != n || cpu > UINT32_MAX)
+                        return -EBADMSG;
+                ev->cpu = (uint32_t) cpu;
+                parse_flags(p + n, len - n, ev);
+                return parse_event(next, ev);
+        }
+        return -EBADMSG;
+}
+
+int ftrace_parse_line(const char *line, FtraceEvent *ret) {
+        FtraceEvent ev = { .type = FTRACE_EVENT_OTHER, .ctx = FTRACE_CTX_UNKNOWN, .need_resched = -1 };
+        unsigned n_cpus;
+
+        line += strspn(line, " \t");
+        if (line[0] == '\0' || line[0] == '\n' || line[0] == '#' || ftrace_parse_cpus_hint(line, &n_cpus))
+                return -ENOMSG;
+        const char *lost = find_lost_marker(line);
+        if (lost)
+                return parse_lost(lost, ret);
+        int r = parse_bracket_form(line, &ev);
+        if (r < 0) {    /* "[120]" in a -l line's fields is no CPU column */
+                ev = (FtraceEvent) { .type = FTRACE_EVENT_OTHER, .ctx = FTRACE_CTX_UNKNOWN, .need_resched = -1 };
+                r = parse_latency_form(line, &ev);
+        }
         if (r < 0)
                 return r;
         *ret = ev;
         return 0;
+}
+
+bool ftrace_parse_cpus_hint(const char *line, unsigned *ret_n_cpus) {
+        const char *p = NULL;
+        uint64_t n;
+        size_t len;
+
+        line += strspn(line, " \t");
+        if (strncmp(line, "cpus=", 5) == 0)
+                p = line + 5;
+        else if (line[0] == '#' && (p = strstr(line, "#P:")))
+                p += 3;
+        if (!p || (len = scan_u64(p, &n)) == 0 || !is_end(p[len]) || n == 0 || n > UINT32_MAX)
+                return false;
+        *ret_n_cpus = (unsigned) n;
+        return true;
 }

@@ -61,6 +61,18 @@ void timer_track_freep(TimerTrack **t) {
         timer_track_free(*t);
 }
 
+int timer_track_grow(TimerTrack *t, unsigned n_cpus) {
+        if (n_cpus <= t->n_cpus)
+                return 0;
+        CpuTimers *v = reallocarray(t->cpus, n_cpus, sizeof(CpuTimers));
+        if (!v)
+                return -ENOMEM;
+        memset(v + t->n_cpus, 0, (n_cpus - t->n_cpus) * sizeof(CpuTimers));
+        t->cpus = v;
+        t->n_cpus = n_cpus;
+        return 0;
+}
+
 /* Returns true if id was pending on cpu (and is no more). */
 static bool cpu_remove(CpuTimers *ct, uint64_t id) {
         for (size_t i = 0; i < ct->n; i++)

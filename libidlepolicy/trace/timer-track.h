@@ -27,6 +27,9 @@ TimerTrack *timer_track_free(TimerTrack *t);
 void timer_track_freep(TimerTrack **t);
 #define _cleanup_timer_track_ _cleanup_(timer_track_freep)
 
+/* Makes room for CPUs up to n_cpus-1 (never shrinks).  Returns 0 or -ENOMEM. */
+int timer_track_grow(TimerTrack *t, unsigned n_cpus);
+
 /* Timer id was armed on cpu (re-arming moves it) to fire at expires_ns in
  * its own clock's time; now_ns is the event's CLOCK_MONOTONIC time.
  * Returns 0, -ENOMEM, or -ERANGE for a CPU out of range. */

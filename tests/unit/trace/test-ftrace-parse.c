@@ -133,6 +133,77 @@ START_TEST(test_parse_rejects) {
 }
 END_TEST
 
+/* trace-cmd report's forms: an instance prefix, no flags column, the -l
+ * "<cpu><flags>" column, plugin-printed sched events, dropped markers. */
+START_TEST(test_parse_trace_cmd) {
+        FtraceEvent ev = parse_ok("tcx:            sleep-30813 [001] 21422.650255: sched_wakeup:         sh:30809 [120] CPU:001");
+        ck_assert_int_eq(ev.type, FTRACE_EVENT_SCHED_WAKEUP);
+        ck_assert_uint_eq(ev.wakeup.cpu, 1);
+        ck_assert(!ev.wakeup.waking);
+        ck_assert_int_eq(ev.pid, 30813);
+        ck_assert_uint_eq(ev.ts_ns, 21422650255000ull);
+        ck_assert_int_eq(ev.ctx, FTRACE_CTX_UNKNOWN);
+
+        ev = parse_ok("          <idle>-0     [001]  1234.567890: cpu_idle:             state=1 cpu_id=1");
+        ck_assert_int_eq(ev.type, FTRACE_EVENT_CPU_IDLE);
+        ck_assert_int_eq(ev.idle.state, 1);
+        ck_assert_uint_eq(ev.idle.cpu, 1);
+
+        ev = parse_ok("tcx:       sh-30809   1d..2. 21422.650174: sched_switch:         sh:30809 [120] D ==> sh:30813 [120]");
+        ck_assert_int_eq(ev.type, FTRACE_EVENT_SCHED_SWITCH);
+        ck_assert_uint_eq(ev.cpu, 1);
+        ck_assert_int_eq(ev.ctx, FTRACE_CTX_TASK);
+        ck_assert_int_eq(ev.sched_switch.prev_pid, 30809);
+        ck_assert_int_eq(ev.sched_switch.next_pid, 30813);
+
+        /* comm with ':' and a space in the plugin form, -l with the 4-flag kernels */
+        ev = parse_ok("kworker/0:1-11   0dNh1 7.000001: sched_switch: kworker/0:1:11 [120] R ==> Web Content:0 [120]");
+        ck_assert_int_eq(ev.ctx, FTRACE_CTX_HARDIRQ);
+        ck_assert_int_eq(ev.sched_switch.prev_pid, 11);
+        ck_assert_int_eq(ev.sched_switch.next_pid, 0);
+        ck_assert_uint_eq(ev.ts_ns, 7000001000ull);
+
+        ev = parse_ok("<idle>-0   12d.h1. 5.000000123: local_timer_entry:    vector=236");
+        ck_assert_uint_eq(ev.cpu, 12);
+        ck_assert_int_eq(ev.ctx, FTRACE_CTX_HARDIRQ);
+        ck_assert(ev.irq.timer);
+
+        ev = parse_ok("sleep-5 [000] d..2. 1.0: sched_wakeup: comm=sh pid=9 prio=120 target_cpu=003");
+        ck_assert_uint_eq(ev.wakeup.cpu, 3);
+        ev = parse_ok("sleep-5 [000] d..2. 1.0: sched_waking: comm=sh pid=9 prio=120 target_cpu=002");
+        ck_assert(ev.wakeup.waking);
+        ev = parse_ok("sleep-5 [000] 1.0: sched_wakeup_new:     sh:9 [120] CPU:002 success=1");
+        ck_assert_uint_eq(ev.wakeup.cpu, 2);
+
+        ev = parse_ok("CPU:1 [12 EVENTS DROPPED]");
+        ck_assert_uint_eq(ev.lost.count, 12);
+        ev = parse_ok("tcx: CPU:0 [EVENTS DROPPED]");
+        ck_assert_uint_eq(ev.cpu, 0);
+        ck_assert_uint_eq(ev.lost.count, 1);
+
+        ck_assert_int_eq(ftrace_parse_line("cpus=2", &ev), -ENOMSG);
+        /* tracefs latency-format's relative times are not absolute: refused */
+        ck_assert_int_eq(ftrace_parse_line("  <idle>-0       1d..2. 1234us : cpu_idle: state=1 cpu_id=1", &ev), -EBADMSG);
+        ck_assert_int_eq(ftrace_parse_line("sh-1 [000] 1.0: sched_switch: sh:1 [120] S => sh:2 [120]", &ev), -EBADMSG);
+        ck_assert_int_eq(ftrace_parse_line("sh-1 [000] 1.0: sched_wakeup: sh:1 [120]", &ev), -EBADMSG);
+        ck_assert_int_eq(ftrace_parse_line("CPU:1 [x EVENTS DROPPED]", &ev), -EBADMSG);
+}
+END_TEST
+
+START_TEST(test_parse_cpus_hint) {
+        unsigned n = 0;
+
+        ck_assert(ftrace_parse_cpus_hint("cpus=2\n", &n));
+        ck_assert_uint_eq(n, 2);
+        ck_assert(ftrace_parse_cpus_hint("# entries-in-buffer/entries-written: 10/10   #P:64", &n));
+        ck_assert_uint_eq(n, 64);
+        ck_assert(!ftrace_parse_cpus_hint("cpus=0", &n));
+        ck_assert(!ftrace_parse_cpus_hint("cpus=2x", &n));
+        ck_assert(!ftrace_parse_cpus_hint("sh-1 [000] 1.0: foo: #P:3", &n));
+        ck_assert_uint_eq(n, 64);
+}
+END_TEST
+
 /* ---- reconstruction ----------------------------------------------------------- */
 
 #define T0 (100000000ull * US)  /* 100 s */
@@ -411,6 +482,131 @@ START_TEST(test_wake_without_irq_events) {
 }
 END_TEST
 
+static void switch_to_idle(FtraceIdle *p, unsigned cpu, uint64_t ns) {
+        feed(p, "sleep-500", cpu, "d..2.", ns, "sched_switch: prev_comm=sleep prev_pid=500 prev_prio=120 prev_state=S "
+             "==> next_comm=swapper/%u next_pid=0 next_prio=120", cpu);
+}
+
+/* An interrupt taken by CPU 1's idle task wakes a task onto CPU 1
+ * (wakeup_event: "sched_wakeup" or "sched_waking"); another interrupt
+ * comes before the switch away from idle, which is not traced; the task
+ * runs and sleeps again; the next interrupt ends the next period. */
+static void feed_woken_in_burst(FtraceIdle *p, uint64_t t, const char *wakeup_event) {
+        switch_to_idle(p, 1, t);
+        feed(p, "<idle>-0", 1, "d.h1.", t + 1000 * US, "irq_handler_entry: irq=42 name=virtio3-input");
+        feed(p, "<idle>-0", 1, "dNh2.", t + 1005 * US, "%s: comm=sleep pid=500 prio=120 target_cpu=001", wakeup_event);
+        feed(p, "<idle>-0", 1, "dNh1.", t + 1010 * US, "irq_handler_exit: irq=42 ret=handled");
+        feed(p, "<idle>-0", 1, "dNh1.", t + 1020 * US, "call_function_single_entry: vector=251");
+        feed(p, "<idle>-0", 1, "dNh1.", t + 1030 * US, "call_function_single_exit: vector=251");
+        feed(p, "sleep-500", 1, "d..1.", t + 1500 * US, "hrtimer_cancel: hrtimer=%016x", 0x55);
+        switch_to_idle(p, 1, t + 2000 * US);
+        feed(p, "<idle>-0", 1, "d.h1.", t + 3000 * US, "irq_handler_entry: irq=42 name=virtio3-input");
+}
+
+/* t holds exactly n intervals, all on CPU 1, irq-bounded and ended by a
+ * non-timer interrupt with no known timer: (start, duration) each. */
+static void assert_cpu1_periods(const Trace *t, size_t n, const uint64_t (*periods)[2]) {
+        ck_assert_uint_eq(t->n_intervals, n);
+        for (size_t i = 0; i < n; i++)
+                assert_iv(nth(t, 1, i), periods[i][0], periods[i][1], -1, TRACE_SLEEP_UNKNOWN, TRACE_WAKE_OTHER,
+                          TRACE_MISS_UNKNOWN);
+}
+
+START_TEST(test_wakeup_ends_idle) {
+        _cleanup_ftrace_idle_ FtraceIdle *p = NULL;
+        _cleanup_trace_ Trace *t = NULL;
+        uint64_t a = T0, b = T0 + 100 * MS;
+
+        ck_assert_int_eq(ftrace_idle_new(2, &p), 0);
+        /* woken by the interrupt's handler: no period between the wake-up and the switch */
+        feed_woken_in_burst(p, a, "sched_wakeup");
+        /* woken from CPU 0 while idle: the IPI ends the period, the timer
+         * interrupt before the switch away does not end another one */
+        switch_to_idle(p, 1, b);
+        feed(p, "kworker-60", 0, "d..2.", b + 1000 * US, "sched_wakeup: comm=sleep pid=500 prio=120 target_cpu=001");
+        feed(p, "<idle>-0", 1, "dNh1.", b + 1010 * US, "reschedule_entry: vector=253");
+        feed(p, "<idle>-0", 1, "dNh1.", b + 1015 * US, "reschedule_exit: vector=253");
+        feed(p, "<idle>-0", 1, "dNh1.", b + 1050 * US, "local_timer_entry: vector=236");
+        feed(p, "<idle>-0", 1, "dNh1.", b + 1060 * US, "local_timer_exit: vector=236");
+        feed(p, "sleep-500", 1, "d..1.", b + 1100 * US, "hrtimer_cancel: hrtimer=%016x", 0x55);
+        t = finish(p);
+        assert_cpu1_periods(t, 3, (const uint64_t[][2]) { { a, 1000 * US }, { a + 2000 * US, 1000 * US }, { b, 1010 * US } });
+}
+END_TEST
+
+/* The woken task's events are not traced (so neither is its switch back to
+ * idle): an interrupt that finds need-resched clear again ends a period
+ * that started at the idle task's last event; without a flags column the
+ * wake-up still holds. */
+START_TEST(test_wakeup_untraced_task) {
+        _cleanup_ftrace_idle_ FtraceIdle *p = NULL;
+        _cleanup_trace_ Trace *t = NULL;
+        uint64_t a = T0, b = T0 + 100 * MS;
+
+        ck_assert_int_eq(ftrace_idle_new(2, &p), 0);
+        switch_to_idle(p, 1, a);
+        feed(p, "<idle>-0", 1, "d.h1.", a + 1000 * US, "call_function_single_entry: vector=251");
+        feed(p, "<idle>-0", 1, "dNh2.", a + 1003 * US, "sched_wakeup: comm=tokio pid=70 prio=120 target_cpu=001");
+        feed(p, "<idle>-0", 1, "dNh1.", a + 1004 * US, "call_function_single_exit: vector=251");
+        feed(p, "<idle>-0", 1, ".Ns1.", a + 1010 * US, "softirq_exit: vec=7 [action=SCHED]");
+        feed(p, "<idle>-0", 1, "d.h1.", a + 1400 * US, "call_function_single_entry: vector=251");
+        /* trace-cmd report without -l: no flags, the wake-up holds */
+        switch_to_idle(p, 1, b);
+        ck_assert_int_eq(ftrace_idle_feed_line(p, "          <idle>-0     [001] 100.101000: call_function_single_entry: vector=251"), 0);
+        ck_assert_int_eq(ftrace_idle_feed_line(p, "          <idle>-0     [001] 100.101003: sched_wakeup:         tokio:70 [120] CPU:001"), 0);
+        ck_assert_int_eq(ftrace_idle_feed_line(p, "          <idle>-0     [001] 100.101004: call_function_single_exit: vector=251"), 0);
+        ck_assert_int_eq(ftrace_idle_feed_line(p, "          <idle>-0     [001] 100.101400: call_function_single_entry: vector=251"), 0);
+        t = finish(p);
+        assert_cpu1_periods(t, 3, (const uint64_t[][2]) { { a, 1000 * US }, { a + 1010 * US, 390 * US }, { b, 1000 * US } });
+}
+END_TEST
+
+/* sched_waking names the task's previous CPU: it does not end idle, so the
+ * gap before the second interrupt still counts (the old behaviour). */
+START_TEST(test_waking_not_used) {
+        _cleanup_ftrace_idle_ FtraceIdle *p = NULL;
+        _cleanup_trace_ Trace *t = NULL;
+
+        ck_assert_int_eq(ftrace_idle_new(2, &p), 0);
+        feed_woken_in_burst(p, T0, "sched_waking");
+        t = finish(p);
+        assert_cpu1_periods(t, 3, (const uint64_t[][2]) { { T0, 1000 * US }, { T0 + 1010 * US, 10 * US },
+                                                          { T0 + 2000 * US, 1000 * US } });
+}
+END_TEST
+
+/* A trace of unknown width: events of CPUs up to the limit add them. */
+START_TEST(test_growth) {
+        _cleanup_ftrace_idle_ FtraceIdle *p = NULL, *q = NULL;
+        _cleanup_trace_ Trace *t = NULL, *u = NULL;
+        FtraceIdleTotals tot;
+
+        ck_assert_int_eq(ftrace_idle_new(1, &p), 0);
+        ck_assert_int_eq(ftrace_idle_new(1, &q), 0);
+        ftrace_idle_allow_growth(p, 8);
+        for (FtraceIdle *x = p; x; x = x == p ? q : NULL) {
+                hrtimer_start(x, "x-9", 3, "d..1.", T0 - 10 * US, 5, T0 + 1 * MS);
+                feed(x, "<idle>-0", 3, "d..1.", T0, "cpu_idle: state=1 cpu_id=3");
+                feed(x, "<idle>-0", 3, "d.h1.", T0 + 1 * MS, "local_timer_entry: vector=236");
+                feed(x, "<idle>-0", 3, "d..1.", T0 + 1010 * US, "cpu_idle: state=4294967295 cpu_id=3");
+                feed(x, "<idle>-0", 9, "d..1.", T0 + 2 * MS, "cpu_idle: state=1 cpu_id=9");     /* beyond the limit */
+        }
+        t = finish(p);
+        ck_assert_uint_eq(t->header.n_cpus, 4);
+        ck_assert_int_eq(t->header.sources[3], TRACE_SOURCE_CPU_IDLE);
+        ck_assert_int_eq(t->header.sources[1], TRACE_SOURCE_NONE);
+        ck_assert_uint_eq(t->n_intervals, 1);
+        assert_iv(&t->intervals[0], T0, 1010 * US, 1, 1 * MS, TRACE_WAKE_TIMER, TRACE_MISS_NONE);
+        ftrace_idle_totals(p, &tot);
+        ck_assert_uint_eq(tot.events, 4);
+        ck_assert_uint_eq(tot.first_ns, T0 - 10 * US);
+        ck_assert_uint_eq(tot.last_ns, T0 + 1010 * US);
+        u = finish(q);
+        ck_assert_uint_eq(u->header.n_cpus, 1);
+        ck_assert_uint_eq(u->n_intervals, 0);
+}
+END_TEST
+
 START_TEST(test_lost_events) {
         _cleanup_ftrace_idle_ FtraceIdle *p = NULL;
         _cleanup_trace_ Trace *t = NULL;
@@ -441,6 +637,8 @@ static Suite *ftrace_parse_suite(void) {
         tcase_add_test(lines, test_parse_prefix);
         tcase_add_test(lines, test_parse_events);
         tcase_add_test(lines, test_parse_rejects);
+        tcase_add_test(lines, test_parse_trace_cmd);
+        tcase_add_test(lines, test_parse_cpus_hint);
         suite_add_tcase(s, lines);
         tcase_add_test(idle, test_cpu_idle_source);
         tcase_add_test(idle, test_irq_bounded_source);
@@ -448,6 +646,10 @@ static Suite *ftrace_parse_suite(void) {
         tcase_add_test(idle, test_seed_timers);
         tcase_add_test(idle, test_wake_without_irq_events);
         tcase_add_test(idle, test_lost_events);
+        tcase_add_test(idle, test_wakeup_ends_idle);
+        tcase_add_test(idle, test_waking_not_used);
+        tcase_add_test(idle, test_wakeup_untraced_task);
+        tcase_add_test(idle, test_growth);
         suite_add_tcase(s, idle);
         return s;
 }
