@@ -44,6 +44,7 @@ static const Verb verbs[] = {
         { "pins",           0, 0, 0,       ctl_cmd_pins },
         { "hold",           1, 1, OPT_CPUS | OPT_REASON | OPT_APP_ID, ctl_cmd_hold },
         { "launch",         1, ARGS_ANY, OPT_CPUS | OPT_PROFILE | OPT_REASON | OPT_APP_ID, ctl_cmd_launch },
+        { "metrics",        0, 0, 0,       ctl_cmd_metrics },
 };
 
 enum {
@@ -77,6 +78,7 @@ static void help(void) {
                "  pins                           list the pins and the holds\n"
                "  hold PROFILE                   hold a profile (on --cpus) until Ctrl-C\n"
                "  launch --profile NAME -- CMD   run CMD pinned to --cpus with NAME, holding it\n"
+               "  metrics                        the daemon's metrics in the Prometheus text format\n"
                "  record --seconds N --output F  record idle intervals from tracefs (idlepolicy-record(8))\n"
                "  simulate ARGS...               replay traces or workloads through governors (idlepolicy-sim(1))\n"
                "\n"
