@@ -12,7 +12,9 @@
 #include "metrics-textfile.h"
 
 /* Replaces path with text (write_file_atomic(): "path.tmp", which the
- * collector ignores, renamed over it).  Returns 0 or a negative errno. */
+ * collector ignores, renamed over it), readable by node_exporter's user
+ * whatever the daemon's umask (the unit's is 0077).  Returns 0 or a
+ * negative errno. */
 static int textfile_replace(const char *path, const char *text) {
         _cleanup_free_ char *dir = strdup(path), *base = strdup(path);
         _cleanup_close_ int dir_fd = -1;
@@ -22,7 +24,7 @@ static int textfile_replace(const char *path, const char *text) {
         dir_fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dir_fd < 0)
                 return -errno;
-        return write_file_atomic(dir_fd, basename(base), text);
+        return write_file_atomic_mode(dir_fd, basename(base), text, 0644);
 }
 
 /* Writes text (NULL: formatting failed with r) and says so once per run

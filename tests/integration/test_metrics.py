@@ -351,13 +351,16 @@ class Textfile(MetricsTestCase):
     def test_written_again_and_rewritten_at_stop(self):
         os.mkdir(self.prom_dir)
         self.configure(every=2)
-        self.start_daemon(extra=['--config', self.config])
+        old_umask = os.umask(0o077)              # the unit's UMask=
+        try:
+            self.start_daemon(extra=['--config', self.config])
+        finally:
+            os.umask(old_umask)
         T.wait_for(lambda: os.path.exists(self.prom), what='the textfile')
         first = self.ticks_in_file()
         T.wait_for(lambda: self.ticks_in_file() >= first + 4, what='the textfile to be written again')
         self.assert_promtool_clean()
-        mode = os.stat(self.prom).st_mode
-        self.assertEqual(stat.S_IMODE(mode) & 0o044, 0o044, 'node_exporter must be able to read it')
+        self.assertEqual(stat.S_IMODE(os.stat(self.prom).st_mode), 0o644, 'node_exporter must be able to read it')
         self.assertEqual(sorted(os.listdir(self.prom_dir)), ['idlepolicy.prom'], 'a temporary file was left')
         samples, _ = parse_exposition(self.textfile())
         self.assertEqual(series(samples, 'idlepolicy_up'), 1)
