@@ -315,6 +315,11 @@ class Metrics(MetricsTestCase):
         r = promtool('check', 'rules', rules)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
+    def test_introspection(self):
+        self.start_daemon()
+        out = self.busctl('introspect', T.BUS_NAME, T.ROOT_PATH).stdout
+        self.assertRegex(out, r'\.Metrics\s+method\s+-\s+s\s')
+
     def test_promql_names_finds_renamed_metrics(self):
         """The name check itself: a renamed metric is caught."""
         self.assertEqual(promql_names('sum by (instance, state) (rate(idlepolicy_x_total{state="POLL"}[5m]))'
