@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "build-config.h"
+#include "cleanup.h"
 #include "config.h"
 #include "unit.h"
 
@@ -286,6 +287,17 @@ END_TEST
 #define EVERY_REASON "must be an integer between 1 and 1000000"
 
 START_TEST(test_metrics_keys) {
+        static const struct {
+                const char *text, *key, *reason;
+        } bad[] = {
+                { "{\"metrics_textfile\": \"idlepolicy.prom\"}", "metrics_textfile", TEXTFILE_REASON },
+                { "{\"metrics_textfile\": \"/var/lib/idlepolicy.txt\"}", "metrics_textfile", TEXTFILE_REASON },
+                { "{\"metrics_textfile\": \"/var/lib/.prom\"}", "metrics_textfile", TEXTFILE_REASON },
+                { "{\"metrics_textfile\": 1}", "metrics_textfile", TEXTFILE_REASON },
+                { "{\"metrics_every_ticks\": 0}", "metrics_every_ticks", EVERY_REASON },
+                { "{\"metrics_every_ticks\": 1000001}", "metrics_every_ticks", EVERY_REASON },
+                { "{\"metrics_every_ticks\": \"10\"}", "metrics_every_ticks", EVERY_REASON },
+        };
         Config c;
 
         config_init(&c);
@@ -298,13 +310,8 @@ START_TEST(test_metrics_keys) {
         c = parse_ok("{ \"metrics_textfile\": \"\", \"metrics_every_ticks\": 1000000 }");
         ck_assert_str_eq(c.metrics_textfile, "");
         ck_assert_uint_eq(c.metrics_every_ticks, CONFIG_METRICS_EVERY_TICKS_MAX);
-        key_fails("{\"metrics_textfile\": \"idlepolicy.prom\"}", "metrics_textfile", TEXTFILE_REASON);
-        key_fails("{\"metrics_textfile\": \"/var/lib/idlepolicy.txt\"}", "metrics_textfile", TEXTFILE_REASON);
-        key_fails("{\"metrics_textfile\": \"/var/lib/.prom\"}", "metrics_textfile", TEXTFILE_REASON);
-        key_fails("{\"metrics_textfile\": 1}", "metrics_textfile", TEXTFILE_REASON);
-        key_fails("{\"metrics_every_ticks\": 0}", "metrics_every_ticks", EVERY_REASON);
-        key_fails("{\"metrics_every_ticks\": 1000001}", "metrics_every_ticks", EVERY_REASON);
-        key_fails("{\"metrics_every_ticks\": \"10\"}", "metrics_every_ticks", EVERY_REASON);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                key_fails(bad[i].text, bad[i].key, bad[i].reason);
 }
 END_TEST
 
