@@ -18,7 +18,9 @@ static bool config_equal(const Config *a, const Config *b) {
                strcmp(a->state_directory, b->state_directory) == 0 &&
                a->mode == b->mode && a->calibrate_on_first_start == b->calibrate_on_first_start &&
                a->governor_hold_usec == b->governor_hold_usec &&
-               a->sample_files_per_tick == b->sample_files_per_tick;
+               a->sample_files_per_tick == b->sample_files_per_tick &&
+               strcmp(a->metrics_textfile, b->metrics_textfile) == 0 &&
+               a->metrics_every_ticks == b->metrics_every_ticks;
 }
 
 int main(int argc, char **argv) {

@@ -45,6 +45,7 @@ static const Verb verbs[] = {
         { "hold",           1, 1, OPT_CPUS | OPT_REASON | OPT_APP_ID, ctl_cmd_hold },
         { "launch",         1, ARGS_ANY, OPT_CPUS | OPT_PROFILE | OPT_REASON | OPT_APP_ID, ctl_cmd_launch },
         { "__complete",     1, 1, 0,       ctl_cmd_complete },       /* for shell completion, not in --help */
+        { "metrics",        0, 0, 0,       ctl_cmd_metrics },
 };
 
 enum {
@@ -73,11 +74,12 @@ static void help(void) {
                "  calibrate                      measure every idle state's real wakeup cost (takes a while)\n"
                "  monitor                        live view, redrawn every tick until Ctrl-C\n"
                "  weights --cpu N                the model's weight matrix of CPU N\n"
-               "  pin TARGET --profile NAME      pin pid:N, cgroup:PATH, exe:PATH or comm:NAME to --cpus\n"
+               "  pin TARGET --profile NAME      pin pid:N, cgroup:PATH, unit:NAME, exe:PATH or comm:NAME to --cpus\n"
                "  unpin PIN|ID                   end a pin (its object path or number)\n"
                "  pins                           list the pins and the holds\n"
                "  hold PROFILE                   hold a profile (on --cpus) until Ctrl-C\n"
                "  launch --profile NAME -- CMD   run CMD pinned to --cpus with NAME, holding it\n"
+               "  metrics                        the daemon's metrics in the Prometheus text format\n"
                "  record --seconds N --output F  record idle intervals from tracefs (idlepolicy-record(8))\n"
                "  simulate ARGS...               replay traces or workloads through governors (idlepolicy-sim(1))\n"
                "\n"

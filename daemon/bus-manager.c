@@ -9,6 +9,7 @@
 #include "log.h"
 #include "manager.h"
 #include "manager-policy.h"
+#include "metrics.h"
 
 /* Loads the cpuidle files; a system without cpuidle gives an empty one.
  * Returns 0 or a negative errno with error set. */
@@ -315,6 +316,18 @@ static int method_calibrate(sd_bus_message *message, void *userdata, sd_bus_erro
         return sd_bus_reply_method_return(message, NULL);
 }
 
+/* Metrics(): the Prometheus text exposition (metrics.h); anyone may read
+ * it, as the properties. */
+static int method_metrics(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        r = metrics_format(userdata, metrics_now_usec(CLOCK_REALTIME), &text, NULL);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(message, "s", text);
+}
+
 static void emit_plan_changed(Manager *m, unsigned cpu, const PolicyCpu *c) {
         int r;
 
@@ -370,6 +383,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_set_mode, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Calibrate", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
                                 method_calibrate, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Metrics", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", text),
+                                method_metrics, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("CalibrationFinished", SD_BUS_ARGS("b", ok, "s", error), 0),
         SD_BUS_SIGNAL_WITH_ARGS("PlanChanged", SD_BUS_ARGS("u", cpu, "u", cap, "u", floor, "s", cap_reason,
                                                            "s", floor_reason), 0),

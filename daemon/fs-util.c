@@ -47,6 +47,11 @@ int write_all(int fd, const char *buf, size_t len) {
 
 /* Returns 0 or a negative errno. */
 int write_file_atomic(int dir_fd, const char *name, const char *text) {
+        return write_file_atomic_mode(dir_fd, name, text, 0);
+}
+
+/* Returns 0 or a negative errno. */
+int write_file_atomic_mode(int dir_fd, const char *name, const char *text, mode_t mode) {
         _cleanup_close_ int fd = -1;
         char tmp[256];
         int r;
@@ -56,7 +61,9 @@ int write_file_atomic(int dir_fd, const char *name, const char *text) {
         fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0)
                 return -errno;
-        r = write_all(fd, text, strlen(text));
+        r = mode != 0 && fchmod(fd, mode) < 0 ? -errno : 0;
+        if (r >= 0)
+                r = write_all(fd, text, strlen(text));
         if (r >= 0 && fsync(fd) < 0)
                 r = -errno;
         if (r >= 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)

@@ -7,6 +7,7 @@
  * take relative paths only. */
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Creates path (absolute) and its parents, mode 0755.  Returns 0 or a
  * negative errno. */
@@ -19,6 +20,10 @@ int write_all(int fd, const char *buf, size_t len);
  * over name, and the directory fsync'ed.  Returns 0 or a negative errno
  * (the old file stays). */
 int write_file_atomic(int dir_fd, const char *name, const char *text);
+
+/* The same, the file given mode (0: 0644 less the umask) whatever the
+ * umask, before the rename. */
+int write_file_atomic_mode(int dir_fd, const char *name, const char *text, mode_t mode);
 
 /* Splits path for the fileio helpers: an absolute path becomes "/" (opened
  * into *ret_dir_fd, to be closed) and the rest (*ret_rel points into path,

@@ -100,11 +100,22 @@ bool knob_value_valid(const char *value) {
         return strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./") == n;
 }
 
+/* Successful writes, for the metrics: the daemon is one thread. */
+static uint64_t n_writes;
+
 /* Returns 0 or a negative errno. */
 int knob_write(int root_fd, const char *path, const char *value) {
         char line[KNOB_VALUE_MAX + 2];
+        int r;
 
         if (snprintf(line, sizeof(line), "%s\n", value) >= (int) sizeof(line))
                 return -EINVAL;
-        return fileio_write_string_at(root_fd, path, line);
+        r = fileio_write_string_at(root_fd, path, line);
+        if (r >= 0)
+                n_writes++;
+        return r;
+}
+
+uint64_t knob_writes(void) {
+        return n_writes;
 }

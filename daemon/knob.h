@@ -5,6 +5,7 @@
  * checks on them (the journal accepts nothing else). */
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "sysfs-paths.h"
 
@@ -52,3 +53,7 @@ bool knob_value_valid(const char *value);
 /* Writes value plus a newline (as echo does, and as sysfs shows it) to the
  * knob at root_fd/path.  Returns 0 or the negative errno of the write. */
 int knob_write(int root_fd, const char *path, const char *value);
+
+/* Returns the number of successful knob_write() calls since the start (the
+ * idlepolicy_knob_writes_total metric). */
+uint64_t knob_writes(void);

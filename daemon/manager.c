@@ -21,6 +21,7 @@
 #include "macro.h"
 #include "manager.h"
 #include "manager-pins.h"
+#include "metrics-textfile.h"
 #include "sampler-cadence.h"
 #include "manager-policy.h"
 
@@ -66,6 +67,7 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
                 return log_oom();
         m->root_fd = -1;
         m->persist = PERSIST_NULL;
+        metrics_init(&m->metrics);
         m->config_path_explicit = o->config_path != NULL;
         m->connect_bus = o->connect_bus;
         m->config_path = strdup(o->config_path ?: CONFIG_FILE);
@@ -187,7 +189,7 @@ void manager_check_hotplug(Manager *m) {
 
 static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        uint64_t now;
+        uint64_t start = metrics_now_usec(CLOCK_MONOTONIC), now;
         int r;
 
         manager_check_hotplug(m);
@@ -198,6 +200,7 @@ static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                 return sd_event_exit(m->event, log_oom());
         if (!m->sample_failing && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
                 manager_policy_tick(m, now);
+        manager_metrics_tick(m, metrics_now_usec(CLOCK_MONOTONIC) - start);
         r = sd_event_source_set_time_relative(s, m->tick_usec);
         if (r >= 0)
                 r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
@@ -369,6 +372,7 @@ int manager_start(Manager *m) {
         if (exit_requested_during_start())
                 return 1;
         manager_policy_started(m);
+        manager_metrics_write(m);
         log_info("idlepolicyd %s running on %s, %u CPU(s), tick %" PRIu64 " us, journal in %s.",
                  PACKAGE_VERSION, m->root, cpuset_count(&m->sampling->topology->present), m->tick_usec, m->runtime_dir);
         return 0;
@@ -406,6 +410,7 @@ int manager_stop(Manager *m) {
         if (n > 0)
                 log_info("Putting back %zu changed knob(s).", n);
         r = manager_restore(m, &e);
+        manager_metrics_stopped(m);
         if (r < 0)
                 return log_error_errno(r, "%s; they stay in %s/%s for the next start.", e.message, m->runtime_dir, JOURNAL_FILE);
         return 0;

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "enforce.h"
 #include "journal.h"
+#include "metrics.h"
 #include "overrides.h"
 #include "persist.h"
 #include "pins.h"
@@ -104,6 +105,8 @@ struct Manager {
         CpuProfileChoice *cpu_choices;
         unsigned n_cpu_choices;
         const Profile *cpu_choices_machine;  /* the machine profile they were made under */
+
+        ManagerMetrics metrics;      /* metrics.h, metrics-textfile.h */
 };
 
 /* Loads the configuration and opens the root.  Returns 0 or a negative

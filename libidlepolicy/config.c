@@ -59,6 +59,7 @@ void config_init(Config *c) {
                 .calibrate_on_first_start = -1,
                 .governor_hold_usec = CONFIG_GOVERNOR_HOLD_USEC_DEFAULT,
                 .sample_files_per_tick = CONFIG_SAMPLE_FILES_PER_TICK_DEFAULT,
+                .metrics_every_ticks = CONFIG_METRICS_EVERY_TICKS_DEFAULT,
         };
         snprintf(c->runtime_directory, sizeof(c->runtime_directory), "%s", RUNTIME_DIR);
         snprintf(c->state_directory, sizeof(c->state_directory), "%s", STATE_DIR);
@@ -131,6 +132,29 @@ static int parse_sample_files(json_t *v, Config *c) {
         return parse_integer(v, 0, CONFIG_SAMPLE_FILES_PER_TICK_MAX, &c->sample_files_per_tick);
 }
 
+/* "" (none), or an absolute path ending in ".prom" (the textfile collector
+ * reads nothing else) that names a file, not a directory. */
+static int parse_metrics_textfile(json_t *v, Config *c) {
+        const char *s;
+        size_t len;
+
+        if (!json_is_string(v))
+                return -EINVAL;
+        s = json_string_value(v);
+        len = json_string_length(v);
+        if (len == 0) {
+                c->metrics_textfile[0] = '\0';
+                return 0;
+        }
+        if (len < 7 || strcmp(s + len - 5, ".prom") != 0 || s[len - 6] == '/')
+                return -EINVAL;
+        return parse_directory(v, c->metrics_textfile, sizeof(c->metrics_textfile));
+}
+
+static int parse_metrics_every(json_t *v, Config *c) {
+        return parse_integer(v, 1, CONFIG_METRICS_EVERY_TICKS_MAX, &c->metrics_every_ticks);
+}
+
 typedef struct ConfigKey {
         const char *name;
         int (*parse)(json_t *v, Config *c);     /* returns 0 or -EINVAL */
@@ -146,6 +170,9 @@ static const ConfigKey config_keys[] = {
         { "calibrate_on_first_start", parse_calibrate_on_first_start, "must be true or false" },
         { "governor_hold_usec", parse_governor_hold, "must be an integer between 0 and 3600000000" },
         { "sample_files_per_tick", parse_sample_files, "must be an integer between 0 and 1000000000" },
+        { "metrics_textfile", parse_metrics_textfile,
+          "must be \"\" (none) or an absolute path ending in \".prom\" shorter than 256 characters" },
+        { "metrics_every_ticks", parse_metrics_every, "must be an integer between 1 and 1000000" },
 };
 
 /* Applies every key of the object root to c.  Returns 0 or -EINVAL with e

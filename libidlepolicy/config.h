@@ -6,7 +6,8 @@
  *   { "tick_usec": 1000000, "runtime_directory": "/run/idlepolicyd",
  *     "state_directory": "/var/lib/idlepolicy", "log_level": "info",
  *     "mode": "enforce", "calibrate_on_first_start": true,
- *     "governor_hold_usec": 30000000, "sample_files_per_tick": 2000 }
+ *     "governor_hold_usec": 30000000, "sample_files_per_tick": 2000,
+ *     "metrics_textfile": "", "metrics_every_ticks": 10 }
  *
  * Every key is optional; unknown keys and bad values are rejected with the
  * file and key named. */
@@ -26,6 +27,10 @@
  * within about 20 ms of CPU (bench/results/daemon-scale.md). */
 #define CONFIG_SAMPLE_FILES_PER_TICK_MAX 1000000000ULL
 #define CONFIG_SAMPLE_FILES_PER_TICK_DEFAULT 2000ULL
+/* The metrics textfile (node_exporter's textfile collector) is written
+ * every this many ticks. */
+#define CONFIG_METRICS_EVERY_TICKS_MAX 1000000ULL
+#define CONFIG_METRICS_EVERY_TICKS_DEFAULT 10ULL
 
 typedef enum LogLevel {
         LOG_LEVEL_ERR = 3,
@@ -52,6 +57,8 @@ typedef struct Config {
         int calibrate_on_first_start;    /* 1/0; -1 = not set: calibrate on the real root only */
         uint64_t governor_hold_usec;     /* the policy keeps a governor at least this long */
         uint64_t sample_files_per_tick;  /* the sampler's read budget, 0 = every CPU every tick */
+        char metrics_textfile[256];      /* absolute path ending in .prom; "" = none */
+        uint64_t metrics_every_ticks;    /* 1.. */
 } Config;
 
 /* Fills c with the built-in defaults. */

@@ -60,6 +60,15 @@ class Completion(T.IdlePolicyTestCase):
         self.assertEqual(self.complete('state', ''), ['enable', 'disable'])
         self.assertIn('sleep', self.complete('launch', '--profile', 'latency', '--', 'slee'))
 
+    def test_every_command_of_help(self):
+        """The commands complete are exactly those idlepolicyctl --help lists
+        (a new command not added to the completion fails here)."""
+        r = subprocess.run([self.ctl_exe, '--help'], capture_output=True, text=True, check=True)
+        section = r.stdout.split('Commands:\n', 1)[1].split('\n\n', 1)[0]
+        commands = sorted(line.split()[0] for line in section.splitlines() if line.startswith('  '))
+        self.assertIn('metrics', commands)
+        self.assertEqual(sorted(self.complete('')), commands)
+
     def test_profiles(self):
         profiles = sorted(str(p) for p in self.manager_prop('Profiles'))
         self.assertEqual(profiles, ['balanced', 'latency', 'performance', 'power-saver'])

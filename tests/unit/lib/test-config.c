@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "build-config.h"
+#include "cleanup.h"
 #include "config.h"
 #include "unit.h"
 
@@ -282,6 +283,38 @@ START_TEST(test_sample_files_per_tick) {
 }
 END_TEST
 
+#define TEXTFILE_REASON "must be \"\" (none) or an absolute path ending in \".prom\" shorter than 256 characters"
+#define EVERY_REASON "must be an integer between 1 and 1000000"
+
+START_TEST(test_metrics_keys) {
+        static const struct {
+                const char *text, *key, *reason;
+        } bad[] = {
+                { "{\"metrics_textfile\": \"idlepolicy.prom\"}", "metrics_textfile", TEXTFILE_REASON },
+                { "{\"metrics_textfile\": \"/var/lib/idlepolicy.txt\"}", "metrics_textfile", TEXTFILE_REASON },
+                { "{\"metrics_textfile\": \"/var/lib/.prom\"}", "metrics_textfile", TEXTFILE_REASON },
+                { "{\"metrics_textfile\": 1}", "metrics_textfile", TEXTFILE_REASON },
+                { "{\"metrics_every_ticks\": 0}", "metrics_every_ticks", EVERY_REASON },
+                { "{\"metrics_every_ticks\": 1000001}", "metrics_every_ticks", EVERY_REASON },
+                { "{\"metrics_every_ticks\": \"10\"}", "metrics_every_ticks", EVERY_REASON },
+        };
+        Config c;
+
+        config_init(&c);
+        ck_assert_str_eq(c.metrics_textfile, "");
+        ck_assert_uint_eq(c.metrics_every_ticks, CONFIG_METRICS_EVERY_TICKS_DEFAULT);
+        c = parse_ok("{ \"metrics_textfile\": \"/var/lib/prometheus/node-exporter/idlepolicy.prom\", "
+                     "\"metrics_every_ticks\": 1 }");
+        ck_assert_str_eq(c.metrics_textfile, "/var/lib/prometheus/node-exporter/idlepolicy.prom");
+        ck_assert_uint_eq(c.metrics_every_ticks, 1);
+        c = parse_ok("{ \"metrics_textfile\": \"\", \"metrics_every_ticks\": 1000000 }");
+        ck_assert_str_eq(c.metrics_textfile, "");
+        ck_assert_uint_eq(c.metrics_every_ticks, CONFIG_METRICS_EVERY_TICKS_MAX);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                key_fails(bad[i].text, bad[i].key, bad[i].reason);
+}
+END_TEST
+
 START_TEST(test_modes) {
         DaemonMode m = DAEMON_MODE_ENFORCE;
 
@@ -309,6 +342,7 @@ int main(void) {
         tcase_add_test(tc, test_log_levels);
         tcase_add_test(tc, test_policy_keys);
         tcase_add_test(tc, test_sample_files_per_tick);
+        tcase_add_test(tc, test_metrics_keys);
         tcase_add_test(tc, test_modes);
         return unit_run(s);
 }
