@@ -212,6 +212,7 @@ static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 /* Applies a freshly loaded configuration. */
 static void manager_apply_config(Manager *m, const Config *c) {
         uint64_t tick = m->tick_usec_override ?: c->tick_usec;
+        char old_textfile[sizeof(m->config.metrics_textfile)];
         int r;
 
         log_set_max_level((int) c->log_level);
@@ -223,7 +224,9 @@ static void manager_apply_config(Manager *m, const Config *c) {
                 (void) cpuidle_sampler_set_read_budget(m->sampling->sampler, (unsigned) c->sample_files_per_tick);
                 log_info("Reading at most %" PRIu64 " counter files a tick (0: all).", c->sample_files_per_tick);
         }
+        snprintf(old_textfile, sizeof(old_textfile), "%s", m->config.metrics_textfile);
         m->config = *c;
+        manager_metrics_reconfigured(m, old_textfile);
         if (tick == m->tick_usec)
                 return;
         m->tick_usec = tick;

@@ -4,6 +4,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "fs-util.h"
@@ -76,4 +77,17 @@ void manager_metrics_stopped(Manager *m) {
         (void) journal_entries(m->journal, &n);
         r = metrics_format_stopped(n, &text, NULL);
         textfile_store(m, text, r);
+}
+
+void manager_metrics_reconfigured(Manager *m, const char *old_path) {
+        if (!old_path[0] || strcmp(old_path, m->config.metrics_textfile) == 0)
+                return;
+        /* The daemon no longer writes there: a file left saying "up 1"
+         * would keep a stale host in the fleet's view. */
+        if (unlink(old_path) < 0 && errno != ENOENT)
+                log_warning_errno(errno, "Failed to remove the old metrics textfile %s: %m, ignoring", old_path);
+        else
+                log_info("Removed the old metrics textfile %s.", old_path);
+        m->metrics.textfile_failing = false;
+        manager_metrics_write(m);
 }

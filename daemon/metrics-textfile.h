@@ -22,3 +22,8 @@ void manager_metrics_write(Manager *m);
 /* At a clean stop, after the knobs were put back: writes the textfile of
  * a daemon that is down, with the knobs it could not put back. */
 void manager_metrics_stopped(Manager *m);
+
+/* After a reload: if metrics_textfile moved or was turned off, removes the
+ * file at old_path (the previous configuration's) and writes the new one
+ * at once. */
+void manager_metrics_reconfigured(Manager *m, const char *old_path);

@@ -13,6 +13,7 @@ Needs the real promtool (Debian: prometheus); without it, exit 77."""
 
 import json
 import os
+import signal
 import re
 import shutil
 import stat
@@ -404,6 +405,26 @@ class Textfile(MetricsTestCase):
         T.wait_for(lambda: 'Writing the metrics textfile' in self.daemon.output(), what='the recovery logged')
         self.assert_promtool_clean()
         self.assert_daemon_alive()
+
+    def test_reload_moves_or_drops_the_textfile(self):
+        """SIGHUP with another path: the old file goes, the new one is
+        written at once; with none: the file goes (a file left saying up 1
+        would keep a stale host in the fleet's view)."""
+        os.mkdir(self.prom_dir)
+        self.configure(every=1000)
+        self.start_daemon(extra=['--config', self.config])
+        T.wait_for(lambda: os.path.exists(self.prom), what='the textfile')
+        old, self.prom = self.prom, os.path.join(self.prom_dir, 'idlepolicy-2.prom')
+        self.configure(every=1000)
+        self.daemon.signal(signal.SIGHUP)
+        T.wait_for(lambda: os.path.exists(self.prom) and not os.path.exists(old), what='the textfile moved')
+        self.assert_promtool_clean()
+        with open(self.config, 'w', encoding='utf-8') as f:
+            json.dump({}, f)
+        self.daemon.signal(signal.SIGHUP)
+        T.wait_for(lambda: not os.path.exists(self.prom), what='the textfile removed')
+        self.assertEqual(self.stop_daemon(), 0)
+        self.assertEqual(os.listdir(self.prom_dir), [])
 
     def test_bad_textfile_key_refused(self):
         with open(self.config, 'w', encoding='utf-8') as f:
