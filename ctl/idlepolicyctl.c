@@ -45,7 +45,7 @@ static const Verb verbs[] = {
         { "hold",           1, 1, OPT_CPUS | OPT_REASON | OPT_APP_ID, ctl_cmd_hold },
         { "launch",         1, ARGS_ANY, OPT_CPUS | OPT_PROFILE | OPT_REASON | OPT_APP_ID, ctl_cmd_launch },
         { "__complete",     1, 1, 0,       ctl_cmd_complete },       /* for shell completion, not in --help */
-        { "metrics",        0, 0, 0,       ctl_cmd_metrics },
+        { "metrics",        0, 1, 0,       ctl_cmd_metrics },
 };
 
 enum {
@@ -79,7 +79,7 @@ static void help(void) {
                "  pins                           list the pins and the holds\n"
                "  hold PROFILE                   hold a profile (on --cpus) until Ctrl-C\n"
                "  launch --profile NAME -- CMD   run CMD pinned to --cpus with NAME, holding it\n"
-               "  metrics                        the daemon's metrics in the Prometheus text format\n"
+               "  metrics [FORMAT]               the daemon's metrics: openmetrics (default) or prometheus\n"
                "  record --seconds N --output F  record idle intervals from tracefs (idlepolicy-record(8))\n"
                "  simulate ARGS...               replay traces or workloads through governors (idlepolicy-sim(1))\n"
                "\n"

@@ -262,3 +262,45 @@ void exposition_histogram(Exposition *x, const char *name, const char *const *la
         exposition_usec(x, sum, labels, h->sum_usec);
         exposition_u64(x, count, labels, h->n);
 }
+
+/* Whether the family name (len bytes) is a counter's: a "# TYPE name
+ * counter" line in text. */
+static bool is_counter(const char *text, const char *name, size_t len) {
+        for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+                if (strncmp(l, "# TYPE ", 7) == 0 && strncmp(l + 7, name, len) == 0 &&
+                    strncmp(l + 7 + len, " counter\n", 9) == 0)
+                        return true;
+        return false;
+}
+
+int exposition_to_openmetrics(const char *text, char **ret) {
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+
+        if (!f)
+                return -ENOMEM;
+        for (const char *l = text; *l; ) {
+                const char *end = strchr(l, '\n');
+                size_t n = end ? (size_t) (end - l + 1) : strlen(l);
+
+                if (strncmp(l, "# HELP ", 7) == 0 || strncmp(l, "# TYPE ", 7) == 0) {
+                        const char *name = l + 7;
+                        size_t len = strcspn(name, " \n");
+
+                        if (len > 6 && strncmp(name + len - 6, "_total", 6) == 0 && is_counter(text, name, len)) {
+                                fwrite(l, 1, 7 + len - 6, f);
+                                fwrite(name + len, 1, n - 7 - len, f);
+                                l += n;
+                                continue;
+                        }
+                }
+                fwrite(l, 1, n, f);
+                l += n;
+        }
+        fputs("# EOF\n", f);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}

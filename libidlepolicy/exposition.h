@@ -68,6 +68,13 @@ void exposition_double(Exposition *x, const char *name, const char *const *label
 void exposition_usec(Exposition *x, const char *name, const char *const *labels, uint64_t usec);
 void exposition_nsec(Exposition *x, const char *name, const char *const *labels, uint64_t nsec);
 
+/* The same text in the OpenMetrics 1.0 text format (what `idlepolicyctl
+ * metrics` prints): a counter's family in its HELP and TYPE lines is named
+ * without the "_total" its samples keep, and the text ends with "# EOF".
+ * text must be this builder's output.  Returns 0 with a new string in
+ * *ret, or -ENOMEM. */
+int exposition_to_openmetrics(const char *text, char **ret);
+
 /* Writes s as a label value, escaped, without the quotes, to f.  Returns
  * 0 or -EIO. */
 int exposition_escape_label(FILE *f, const char *s);

@@ -60,8 +60,9 @@ expect 2 "'hold' does not take --profile" hold latency --profile latency
 expect 2 "'launch' needs 1 argument" launch --profile latency
 expect 2 "'launch' needs --profile NAME" launch -- true
 expect 2 "option '--cpus' needs an argument" launch --profile latency --cpus
-expect 2 "too many arguments for 'metrics'" metrics now
-expect 2 "'metrics' prints the Prometheus text format and takes no --json" --json metrics
+expect 2 "too many arguments for 'metrics'" metrics prometheus now
+expect 2 "unknown metrics format 'json' \\(openmetrics or prometheus\\)" metrics json
+expect 2 "'metrics' prints a text format and takes no --json" --json metrics
 expect 2 "'metrics' does not take --cpu" metrics --cpu 0
 expect 1 'cannot connect to the system bus \(unix:path=.*no-such-socket\)' status
 expect 1 '"message": "cannot connect to the system bus' --json governor

@@ -209,7 +209,7 @@ class Metrics(MetricsTestCase):
         between the two reads may move a rate)."""
         for _ in range(5):
             method = self.method_metrics(user=T.NOBODY)
-            ctl = self.ctl('metrics', user=T.NOBODY).stdout
+            ctl = self.ctl('metrics', 'prometheus', user=T.NOBODY).stdout
             if stable(parse_exposition(method)[0]) == stable(parse_exposition(ctl)[0]):
                 return method, ctl
         self.fail(f'Metrics() and idlepolicyctl metrics never agreed:\n{method}\n----\n{ctl}')
@@ -274,6 +274,33 @@ class Metrics(MetricsTestCase):
                                     floor_state=names[int(props['Floor'])],
                                     floor_reason=str(props['FloorReason'])), 1)
         self.assertGreater(len(props['Calibrated']), 1)
+
+    def test_openmetrics_by_default(self):
+        """idlepolicyctl metrics prints OpenMetrics: the reference parser
+        (prometheus_client's, strict) reads it, and it holds the samples
+        of the Prometheus text, to the value."""
+        try:
+            from prometheus_client.openmetrics.parser import text_string_to_metric_families
+        except ImportError:
+            self.skipTest('python3-prometheus-client is not installed')
+        self.odd_tree()
+        self.run_with_plans_and_calibration()
+
+        def read():
+            prom, om = self.ctl('metrics', 'prometheus').stdout, self.ctl('metrics').stdout
+            families = {f.name: f for f in text_string_to_metric_families(om)}
+            parsed = {(s.name, tuple(sorted(s.labels.items()))): s.value for f in families.values() for s in f.samples}
+            want = {(n, tuple(sorted(pairs))): float(v) for (n, pairs), v in parse_exposition(prom)[0].items()}
+            return om, families, parsed, want
+        for _ in range(5):               # a tick between the two reads may move a rate
+            om, families, parsed, want = read()
+            if stable(parsed) == stable(want):
+                break
+        self.assertTrue(om.endswith('# EOF\n'), om[-200:])
+        self.assertEqual(families['idlepolicy_cpuidle_state_usage'].type, 'counter')
+        self.assertEqual(families['idlepolicy_tick_duration_seconds'].type, 'histogram')
+        self.assertEqual(set(parsed), set(want))
+        self.assertEqual(stable(parsed), stable(want))
 
     def test_rules_and_dashboard_use_emitted_names(self):
         self.run_with_plans_and_calibration()

@@ -176,6 +176,40 @@ START_TEST(test_done_frees_unfinished) {
 }
 END_TEST
 
+/* OpenMetrics: a counter's family loses "_total" in HELP and TYPE, its
+ * samples keep it; a gauge whose name ends in _total (none should, but) is
+ * left alone; "# EOF" ends the text. */
+START_TEST(test_openmetrics) {
+        static const char text[] =
+                "# HELP idlepolicy_up 1 while it runs.\n"
+                "# TYPE idlepolicy_up gauge\n"
+                "idlepolicy_up 1\n"
+                "# HELP idlepolicy_writes_total Writes.\n"
+                "# TYPE idlepolicy_writes_total counter\n"
+                "idlepolicy_writes_total{cpu=\"0\"} 3\n"
+                "# HELP odd_total A gauge.\n"
+                "# TYPE odd_total gauge\n"
+                "odd_total 2\n";
+        char *om = NULL;
+
+        ck_assert_int_eq(exposition_to_openmetrics(text, &om), 0);
+        ck_assert_str_eq(om, "# HELP idlepolicy_up 1 while it runs.\n"
+                             "# TYPE idlepolicy_up gauge\n"
+                             "idlepolicy_up 1\n"
+                             "# HELP idlepolicy_writes Writes.\n"
+                             "# TYPE idlepolicy_writes counter\n"
+                             "idlepolicy_writes_total{cpu=\"0\"} 3\n"
+                             "# HELP odd_total A gauge.\n"
+                             "# TYPE odd_total gauge\n"
+                             "odd_total 2\n"
+                             "# EOF\n");
+        free(om);
+        ck_assert_int_eq(exposition_to_openmetrics("", &om), 0);
+        ck_assert_str_eq(om, "# EOF\n");
+        free(om);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("exposition");
         TCase *tc = unit_tcase(s, "core");
@@ -189,5 +223,6 @@ int main(void) {
         tcase_add_test(tc, test_histogram_bad_bounds);
         tcase_add_test(tc, test_bad_names);
         tcase_add_test(tc, test_done_frees_unfinished);
+        tcase_add_test(tc, test_openmetrics);
         return unit_run(s);
 }
