@@ -187,6 +187,29 @@ START_TEST(test_select_disabled) {
 }
 END_TEST
 
+/* The KUnit suite's hand-computed case (kernel/, cpuidle-wteo): 4 states,
+ * a fresh CPU at 10% enters state 0 from row 3 although the candidate is
+ * 3; a wakeup at the timer teaches row 3 state 3 (136 >> 4 = 8 from each
+ * other weight), row 0 ages first and stays at the prior; at a tolerance
+ * of 300 state 2 (risk 256) is entered, not 3 (risk 384). */
+START_TEST(test_kunit_hand_computed) {
+        struct wteo_params p = defaults();
+        struct wteo_cpu c;
+
+        wteo_init(&c, 4, WTEO_TOLERANCE_DEFAULT);
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 3, ALL), 0);
+        wteo_reflect(&c, &p, 3, 3);
+        ck_assert_uint_eq(c.w[3][0], 128);
+        ck_assert_uint_eq(c.w[3][1], 128);
+        ck_assert_uint_eq(c.w[3][2], 128);
+        ck_assert_uint_eq(c.w[3][3], 640);
+        ck_assert_uint_eq(c.w[0][0], 616);
+        ck_assert_uint_eq(c.age_next, 1);
+        c.tolerance = 300;
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 3, ALL), 2);
+}
+END_TEST
+
 /* Learning moves the choice: a CPU whose row-3 entries keep waking in
  * state 1's range ends up choosing 1 at a 10% tolerance, and 3 again after
  * the wakeups say 3 for long enough. */
@@ -248,6 +271,7 @@ int main(void) {
         tcase_add_test(tc, test_one_state);
         tcase_add_test(tc, test_select_tolerance);
         tcase_add_test(tc, test_select_disabled);
+        tcase_add_test(tc, test_kunit_hand_computed);
         tcase_add_test(tc, test_select_follows_learning);
         tcase_add_test(tc, test_explore);
         tcase_add_test(tc, test_params);
