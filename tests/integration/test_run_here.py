@@ -13,9 +13,10 @@ one run-here names must exist and be executable); run-here's directory
 ($RUN_HERE_DIR) is the test's.  "pid:1234" is a child of the test.  The
 long-running examples (monitor, hold) get Ctrl-C once they showed what
 they do.  The record example reads this machine's tracefs as root (the
-live suite's test); the simulate examples run from the build tree as a
-user of it would run them, the trace they name being a recorded one of
-bench/traces."""
+live suite's test), and so does trace-cmd's; the simulate examples run
+from the build tree as a user of it would run them, the trace they name
+being a recorded one of bench/traces, and the import example converts a
+trace-cmd report of a session recorded here (tests/cli/ftrace)."""
 
 import os
 import re
@@ -34,6 +35,9 @@ README = os.path.join(SOURCE_ROOT, 'README.md')
 RUN_HERE = os.path.join(SOURCE_ROOT, 'scripts', 'run-here')
 NO_DAEMON = ('record',)
 TRACE = os.path.join(SOURCE_ROOT, 'bench', 'traces', 'pgbench-ro.trace')
+# What "trace-cmd report -l | gzip > session.txt.gz" makes, from a session
+# recorded here (trace-cmd itself records in the live suite).
+SESSION = os.path.join(SOURCE_ROOT, 'tests', 'cli', 'ftrace', 'trace-cmd-report-l.txt.gz')
 
 
 def usage_examples():
@@ -133,6 +137,9 @@ class RunHere(T.IdlePolicyTestCase):
     def run_example(self, argv):
         if argv[0] == 'idlepolicyctl':
             argv = [self.ctl_exe] + argv[1:]
+        if argv[0] == 'idlepolicy-record':
+            shutil.copy(SESSION, os.path.join(self.tmp, 'session.txt.gz'))
+            argv = [os.path.join(self.build, 'record', 'idlepolicy-record')] + argv[1:]
         verb = argv[1]
         if verb == 'monitor':
             rc, out = self.run_until(argv, lambda p: 'Ctrl-C to quit.' in read_text(p))
@@ -155,7 +162,7 @@ class RunHere(T.IdlePolicyTestCase):
         examples = usage_examples()
         ran = 0
         for argv in examples:
-            if argv[0] == 'sudo' or argv[1] in NO_DAEMON:
+            if argv[0] in ('sudo', 'trace-cmd') or argv[1] in NO_DAEMON:
                 continue
             argv = [f'pid:{child.pid}' if a == 'pid:1234' else a for a in argv]
             with self.subTest(example=shlex.join(argv)):
