@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* wteo-cost: the per-entry cost of the wteo core (libidlepolicy/wteo/
+ * wteo-core.h, built as the simulator builds it): one wteo_select() and one
+ * wteo_reflect(), as the governor runs them at every idle entry and exit,
+ * for tables of 2 to 10 states (issue 14's target: under 100 ns, O(n)).
+ *
+ *   wteo-cost [--entries N] [--repeats R] [--out FILE]
+ *
+ * The indices (the timer's state, teo's candidate, the right state) come
+ * from a precomputed pseudo-random sequence, so the figure is the core's
+ * alone.  Prints JSON (and writes it to FILE); the median of R runs. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "wteo-core.h"
+
+#define SEQ 4096u
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+        double x = *(const double *) a, y = *(const double *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* ns per entry (select + reflect) over entries entries on n states. */
+static double run(unsigned n, unsigned long entries) {
+        static uint8_t s[SEQ], c[SEQ], right[SEQ];
+        struct wteo_params p;
+        struct wteo_cpu cpu;
+        uint32_t x = 12345, sink = 0;
+        uint64_t t0;
+
+        for (unsigned i = 0; i < SEQ; i++) {
+                x = x * 1103515245u + 12345u;
+                s[i] = (uint8_t) ((x >> 16) % n);
+                c[i] = (uint8_t) ((x >> 8) % (s[i] + 1u));
+                right[i] = (uint8_t) ((x >> 24) % n);
+        }
+        wteo_params_default(&p);
+        wteo_init(&cpu, n, WTEO_TOLERANCE_DEFAULT);
+        t0 = now_ns();
+        for (unsigned long i = 0; i < entries; i++) {
+                unsigned k = (unsigned) (i & (SEQ - 1));
+
+                sink += wteo_select(&cpu, &p, s[k], c[k], (1u << n) - 1);
+                wteo_reflect(&cpu, &p, s[k], right[k]);
+        }
+        __asm__ volatile("" : : "r"(sink) : "memory");
+        return (double) (now_ns() - t0) / (double) entries;
+}
+
+int main(int argc, char **argv) {
+        static const unsigned sizes[] = { 2, 4, 6, 8, 10 };
+        unsigned long entries = 4000000;
+        unsigned repeats = 5;
+        const char *out = NULL;
+        char json[2048];
+        size_t len = 0;
+        int opt;
+
+        static const struct option options[] = {
+                { "entries", required_argument, NULL, 'n' },
+                { "repeats", required_argument, NULL, 'r' },
+                { "out",     required_argument, NULL, 'o' },
+                {}
+        };
+
+        while ((opt = getopt_long(argc, argv, "n:r:o:", options, NULL)) >= 0)
+                switch (opt) {
+                case 'n': entries = strtoul(optarg, NULL, 10); break;
+                case 'r': repeats = (unsigned) strtoul(optarg, NULL, 10); break;
+                case 'o': out = optarg; break;
+                default:
+                        fprintf(stderr, "usage: wteo-cost [--entries N] [--repeats R] [--out FILE]\n");
+                        return 2;
+                }
+        if (entries == 0 || repeats == 0 || repeats > 64) {
+                fprintf(stderr, "wteo-cost: --entries must be > 0, --repeats 1..64\n");
+                return 2;
+        }
+        len += (size_t) snprintf(json + len, sizeof(json) - len,
+                                 "{\n  \"command\": \"build/bench/wteo-cost --entries %lu --repeats %u\",\n"
+                                 "  \"what\": \"ns per idle entry: wteo_select() + wteo_reflect(), median of the repeats\",\n"
+                                 "  \"states\": {", entries, repeats);
+        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+                double v[64];
+
+                for (unsigned r = 0; r < repeats; r++)
+                        v[r] = run(sizes[i], entries);
+                qsort(v, repeats, sizeof(double), cmp_double);
+                len += (size_t) snprintf(json + len, sizeof(json) - len, "%s\"%u\": %.2f", i ? ", " : "",
+                                         sizes[i], v[repeats / 2]);
+        }
+        len += (size_t) snprintf(json + len, sizeof(json) - len, "}\n}\n");
+        fputs(json, stdout);
+        if (out) {
+                FILE *f = fopen(out, "w");
+
+                if (!f || fputs(json, f) < 0 || fclose(f) != 0) {
+                        fprintf(stderr, "wteo-cost: %s: %s\n", out, strerror(errno));
+                        return 1;
+                }
+        }
+        return 0;
+}
