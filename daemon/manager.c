@@ -23,6 +23,7 @@
 #include "manager-pins.h"
 #include "metrics-textfile.h"
 #include "sampler-cadence.h"
+#include "sysfs-paths.h"
 #include "manager-policy.h"
 
 /* Ticks are not coalesced with other timers by more than this. */
@@ -110,6 +111,7 @@ Manager *manager_free(Manager *m) {
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         sampling_free(m->sampling);
+        free(m->flap_stale);
         journal_free(m->journal);
         fileio_closep(&m->root_fd);
         free(m->runtime_dir);
@@ -169,6 +171,8 @@ static int manager_rebuild_sampling(Manager *m) {
         manager_emit_cpus(m, m->sampling->topology, s->topology);
         sampling_free(m->sampling);
         m->sampling = TAKE_PTR(s);
+        free(m->flap_stale);
+        m->flap_stale = NULL;
         manager_policy_hotplug(m);
         if (m->pins)
                 pins_online_changed(m->pins);
@@ -187,6 +191,47 @@ void manager_check_hotplug(Manager *m) {
                 (void) sd_event_exit(m->event, -ENOMEM);
 }
 
+/* A CPU taken offline and back between two ticks leaves the online mask
+ * as it was, so manager_check_hotplug() misses it.  The sampler sees it
+ * otherwise: its cpuidle files went from under it, so it found its fds
+ * stale and opened them again (stale_reopens moved), or found them gone
+ * (no counters) and they are back.  Then rebuild as for any hotplug: the
+ * sampler opens them afresh and the pins set their CPUs again (the kernel
+ * widened the affinity of their tasks). */
+static int manager_check_flap(Manager *m) {
+        const Topology *t = m->sampling->topology;
+        bool back = false;
+
+        if (!m->flap_stale) {
+                m->flap_stale = calloc(t->n_cpus, sizeof(uint64_t));
+                if (!m->flap_stale)
+                        return log_oom();
+        }
+        CPUSET_FOREACH(cpu, &t->online) {
+                const CpuidleCpuSample *smp = sampling_counters(m->sampling, (unsigned) cpu);
+                char path[128];
+
+                if ((unsigned) cpu >= t->n_cpus)
+                        break;
+                if (smp) {
+                        if (smp->stale_reopens != m->flap_stale[cpu])
+                                back = true;
+                        m->flap_stale[cpu] = smp->stale_reopens;
+                        cpuset_add(&m->with_cpuidle, (unsigned) cpu);
+                        continue;
+                }
+                if (!cpuset_contains(&m->with_cpuidle, (unsigned) cpu))
+                        continue;
+                snprintf(path, sizeof(path), SYSFS_CPU_CPUIDLE_FMT, (unsigned) cpu);
+                if (faccessat(m->root_fd, path, F_OK, 0) == 0)
+                        back = true;
+        }
+        if (!back)
+                return 0;
+        log_info("A CPU went offline and came back between two ticks.");
+        return manager_rebuild_sampling(m);
+}
+
 static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         uint64_t start = metrics_now_usec(CLOCK_MONOTONIC), now;
@@ -194,6 +239,8 @@ static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 
         manager_check_hotplug(m);
         r = manager_sample(m);
+        if (r >= 0 && !m->sample_failing)
+                r = manager_check_flap(m);
         if (r < 0)
                 return sd_event_exit(m->event, r);
         if (manager_pins_refresh_stale(m) == -ENOMEM)

@@ -79,6 +79,9 @@ struct Manager {
         Sampling *sampling;
         char governor[64];           /* last seen, to signal changes */
         bool sample_failing;         /* the last sample failed (logged once) */
+        CpuSet with_cpuidle;         /* online CPUs the sampler has seen with their cpuidle files */
+        uint64_t *flap_stale;        /* per CPU of the topology: its stale_reopens at the last
+                                      * tick (a new sampler starts at 0) */
 
         /* The policy (manager-policy.c). */
         char *profile_dir, *profile_override_dir, *calibrate_helper;

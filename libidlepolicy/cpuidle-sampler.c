@@ -502,6 +502,7 @@ static int cpu_read(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, Erro
         out->online = c->online;
         out->n_states = c->n_states;
         out->generation = c->generation;
+        out->stale_reopens = c->stale_reopens;
         r = read_resume_latency(s, c, cpu, e);
         for (unsigned k = 0; r >= 0 && k < c->n_states; k++)
                 r = read_state_counters(s, c, cpu, k, &out->states[k], e);
@@ -519,7 +520,7 @@ static int sampler_cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample 
         int r;
 
         if (!c->wanted) {
-                *out = (CpuidleCpuSample) { .generation = c->generation };
+                *out = (CpuidleCpuSample) { .generation = c->generation, .stale_reopens = c->stale_reopens };
                 return 0;
         }
         if (c->needs_open) {
@@ -533,6 +534,7 @@ static int sampler_cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample 
         r = cpu_open(s, cpu, e);
         if (r < 0)
                 return r;
+        c->stale_reopens++;
         r = cpu_read(s, cpu, out, e);
         if (r == -ENODEV || r == -ENOENT)
                 return errinfo_set(e, r, SYSFS_CPU_CPUIDLE_FMT ": files vanished while reading", cpu);

@@ -168,6 +168,11 @@ typedef struct CpuidleCpuSample {
         bool online;                /* online and has a cpuidle directory */
         unsigned n_states;
         uint64_t generation;        /* bumped every time this CPU's fds were (re)opened */
+        uint64_t stale_reopens;     /* how often its fds turned out stale at a read and were
+                                     * opened again: its cpuidle files were removed and made
+                                     * again (the CPU went offline and back) since they were
+                                     * opened; a reopen asked for (a governor change,
+                                     * cpuidle_sampler_invalidate()) does not count */
         uint32_t resume_latency_us; /* CPUIDLE_RESUME_LATENCY_NA for "n/a" */
         bool has_resume_latency;
         CpuidleStateCounters states[CPUIDLE_STATES_MAX];

@@ -39,6 +39,7 @@ typedef struct SamplerCpu {
         bool full;                  /* read every file at the next read (set at open) */
         unsigned n_states;
         uint64_t generation;
+        uint64_t stale_reopens;       /* reopens because the fds went stale (see cpuidle.h) */
         int qos_fd;                 /* -1: not held (see has_qos) */
         bool has_qos;               /* pm_qos_resume_latency_us exists */
         int fds[CPUIDLE_STATES_MAX][_COUNTER_MAX];      /* -1: not held (see present) */

@@ -301,7 +301,10 @@ static bool cpu_redecide(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in)
         PolicyCpu *c = &l->cpus[cpu];
 
         c->fresh = false;
-        if (!ci->online || !ci->profile || !c->active || !c->settled || strcmp(c->profile, ci->profile->name) == 0)
+        /* A CPU whose states the sampler lost (offline and back between two
+         * ticks) waits for the next tick that learns it again. */
+        if (!ci->online || !ci->profile || !ci->info || ci->tick.n_states != c->n_states || !c->active ||
+            !c->settled || strcmp(c->profile, ci->profile->name) == 0)
                 return false;
         profile_switch(c, ci->profile);
         (void) policy_decide_cpu(ci->profile, &c->model, &c->tick, step_random(l, in), &c->plan);

@@ -123,6 +123,42 @@ class Pins(E.Enforce):
         self.assertEqual(L.record_knobs(), L.RECORDED, 'SIGTERM did not put every knob back')
         self.assertIsNone(self.journal())
 
+    def test_pinned_cpu_flaps_within_a_tick(self):
+        """CPU 1 offline and back at once, well within a tick: the online
+        mask the daemon reads is as before, but the cpuidle files went from
+        under its sampler; it must still see the hotplug (the pin sets the
+        program's affinity again, CPU 1 is planned again) and not crash
+        when the pin then ends (it did: a re-plan of a CPU without states)."""
+        online = f'/sys/devices/system/cpu/cpu{PINNED}/online'
+        if PINNED not in self.cpus or OTHER not in self.cpus or not os.path.exists(online):
+            self.skipTest(f'needs CPUs 0 and 1 with cpuidle and {online}')
+        self.start_enforcing('balanced', E.fake_calibration(self.cpus, E.FAKE_HALT_US))
+        prog = subprocess.Popen([sys.executable, '-c', 'import time\nwhile True: time.sleep(0.005)'])
+        self.addCleanup(lambda: (prog.kill(), prog.wait()))
+        self.busctl_pin(f'pid:{prog.pid}', str(PINNED), 'latency')
+        T.wait_for(lambda: self.halt_unreachable(PINNED), timeout=20, interval=0.1,
+                   what=f'CPU {PINNED} kept out of its halt state (latency)')
+
+        def set_online(value):
+            with open(online, 'w', encoding='ascii') as f:
+                f.write(value)
+        self.addCleanup(lambda: L.read_knob(online) == '1' or set_online('1'))
+        set_online('0')
+        T.wait_for(lambda: allowed_cpus(prog.pid) != str(PINNED), timeout=10, interval=0.001,
+                   what='the kernel to widen the affinity of the pinned program')
+        set_online('1')
+        T.wait_for(lambda: allowed_cpus(prog.pid) == str(PINNED), timeout=20,
+                   what='the pin to set the program\'s affinity again')
+        T.wait_for(lambda: [(c['online'], c.get('profile')) for c in self.status()['cpus'] if c['index'] == PINNED]
+                   == [(True, 'latency')], timeout=20, what=f'CPU {PINNED} online under latency again')
+        prog.kill()
+        prog.wait()
+        T.wait_for(lambda: not self.halt_unreachable(PINNED), timeout=10, interval=0.005,
+                   what=f'CPU {PINNED} back to the machine plan after the program exited')
+        self.assertTrue(self.daemon.alive(), self.daemon.output())
+        self.assertEqual(self.stop_daemon(signal.SIGTERM), 0, self.daemon.output())
+        self.assertEqual(L.record_knobs(), L.RECORDED, 'SIGTERM did not put every knob back')
+
 
 if __name__ == '__main__':
     unittest.main(verbosity=2)

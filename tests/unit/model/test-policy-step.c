@@ -572,6 +572,25 @@ START_TEST(test_replan_between_ticks) {
 }
 END_TEST
 
+/* A CPU whose states the sampler lost (offline and back between two ticks:
+ * online again, no state information yet) is not re-decided between ticks
+ * when its profile moves; it was dereferenced and the daemon crashed.  The
+ * next tick that learns it again plans it. */
+START_TEST(test_replan_cpu_without_states) {
+        const PolicyCpu *c;
+        Machine m;
+
+        c = kvm_cpu0_polls_only(&m, "balanced");
+        m.cpu_profile[0] = shipped("power-saver");
+        m.cpus[0].info = NULL;
+        memset(m.changed, 0, sizeof(m.changed));
+        policy_loop_replan(m.loop, &m.in, on_changed, &m);
+        ck_assert_str_eq(c->profile, "balanced");
+        ck_assert_uint_eq(m.changed[0], 0);
+        machine_done(&m);
+}
+END_TEST
+
 /* ---- manual knobs -------------------------------------------------------- */
 
 /* Disabled by hand: stays disabled, and the ends it moves say MANUAL.  A
@@ -944,6 +963,7 @@ static Suite *step_suite(void) {
         tcase_add_test(kvm, test_kvm_window_per_profile);
         tcase_add_test(kvm, test_profile_switch_drops_poll_only);
         tcase_add_test(kvm, test_replan_between_ticks);
+        tcase_add_test(kvm, test_replan_cpu_without_states);
         suite_add_tcase(s, kvm);
         tcase_add_test(core, test_two_profiles);
         tcase_add_test(core, test_manual_knobs);
