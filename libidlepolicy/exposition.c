@@ -263,14 +263,11 @@ void exposition_histogram(Exposition *x, const char *name, const char *const *la
         exposition_u64(x, count, labels, h->n);
 }
 
-/* Whether the family name (len bytes) is a counter's: a "# TYPE name
- * counter" line in text. */
-static bool is_counter(const char *text, const char *name, size_t len) {
-        for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-                if (strncmp(l, "# TYPE ", 7) == 0 && strncmp(l + 7, name, len) == 0 &&
-                    strncmp(l + 7 + len, " counter\n", 9) == 0)
-                        return true;
-        return false;
+/* Whether l is the line "# TYPE name counter" (name: len bytes).  The
+ * builder writes a family's TYPE line right after its HELP line. */
+static bool is_counter_type(const char *l, const char *name, size_t len) {
+        return l && strncmp(l, "# TYPE ", 7) == 0 && strncmp(l + 7, name, len) == 0 &&
+               strncmp(l + 7 + len, " counter\n", 9) == 0;
 }
 
 int exposition_to_openmetrics(const char *text, char **ret) {
@@ -285,10 +282,11 @@ int exposition_to_openmetrics(const char *text, char **ret) {
                 size_t n = end ? (size_t) (end - l + 1) : strlen(l);
 
                 if (strncmp(l, "# HELP ", 7) == 0 || strncmp(l, "# TYPE ", 7) == 0) {
-                        const char *name = l + 7;
+                        const char *name = l + 7, *type_line = l[2] == 'H' ? (end ? end + 1 : NULL) : l;
                         size_t len = strcspn(name, " \n");
 
-                        if (len > 6 && strncmp(name + len - 6, "_total", 6) == 0 && is_counter(text, name, len)) {
+                        if (len > 6 && strncmp(name + len - 6, "_total", 6) == 0 &&
+                            is_counter_type(type_line, name, len)) {
                                 fwrite(l, 1, 7 + len - 6, f);
                                 fwrite(name + len, 1, n - 7 - len, f);
                                 l += n;

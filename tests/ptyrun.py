@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Running a tool with its standard error on a pseudo-terminal, for the
 tests of the progress lines (tests/cli/test-sim-progress.py,
-tests/integration/test_progress.py)."""
+tests/integration/test_progress.py, tests/cli/test-record-import.py)."""
 
 import os
 import pty
@@ -12,11 +12,12 @@ import subprocess
 REWRITE = '\r\x1b[K'
 
 
-def run_with_pty_stderr(argv, env, timeout=300):
-    """Runs argv with stdout piped and stderr on a pseudo-terminal.
-    Returns (exit status, stdout, what the terminal got)."""
+def run_with_pty_stderr(argv, env, timeout=300, stdin=subprocess.DEVNULL):
+    """Runs argv with stdout piped and stderr on a pseudo-terminal (stdin:
+    as subprocess takes it).  Returns (exit status, stdout, what the
+    terminal got)."""
     master, slave = pty.openpty()
-    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, env=env)
+    p = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=slave, env=env)
     os.close(slave)
     tty = b''
     while True:

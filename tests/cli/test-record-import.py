@@ -16,13 +16,14 @@ Usage: test-record-import.py PATH/TO/idlepolicy-record FIXTURE_DIR
 """
 import gzip
 import os
-import pty
-import select
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import ptyrun  # noqa: E402
 
 REC, FIXTURES = sys.argv[1], sys.argv[2]
 FORMS = ['tracefs-irq-info.txt', 'tracefs-no-irq-info.txt', 'trace-cmd-report.txt', 'trace-cmd-report-l.txt',
@@ -178,29 +179,20 @@ def import_slowly(stderr_to_pty):
     """Imports from a slow pipe with stderr on a pty or a pipe.  Returns (rc, stderr bytes)."""
     r_fd, w_fd = os.pipe()
     feeder = threading.Thread(target=slow_feed, args=(w_fd,))
-    if stderr_to_pty:
-        master, slave = pty.openpty()
-        p = subprocess.Popen([REC, '--from', '-', '--output', out], stdin=r_fd, stderr=slave)
-        os.close(slave)
-    else:
-        p = subprocess.Popen([REC, '--from', '-', '--output', out], stdin=r_fd, stderr=subprocess.PIPE)
-        master = p.stderr.fileno()
-    os.close(r_fd)
     feeder.start()
-    got = b''
-    while True:
-        ready, _, _ = select.select([master], [], [], 30)
-        if not ready:
-            break
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:                 # pty: EIO once the child closed it
-            break
-        if not chunk:
-            break
-        got += chunk
-    feeder.join()
-    return p.wait(timeout=30), got
+    argv = [REC, '--from', '-', '--output', out]
+    try:
+        if stderr_to_pty:
+            rc, _, got = ptyrun.run_with_pty_stderr(argv, None, timeout=60, stdin=r_fd)
+            got = got.encode()
+        else:
+            r = subprocess.run(argv, stdin=r_fd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60,
+                               check=False)
+            rc, got = r.returncode, r.stderr
+    finally:
+        os.close(r_fd)
+        feeder.join()
+    return rc, got
 
 
 rc, tty = import_slowly(True)

@@ -84,7 +84,11 @@ class Pins(E.Enforce):
         self.assertEqual(L.record_knobs(), L.RECORDED, 'SIGTERM did not put every knob back')
         self.assertIsNone(self.journal())
 
-    def test_pinned_cpu_offline_and_back(self):
+    def pin_waker_to_cpu1(self):
+        """Enforces balanced, pins a program that wakes every 5 ms to CPU 1
+        with latency and waits for latency's plan there; CPU 1's online file
+        is put back whatever happens.  Returns (the program, its pin's path,
+        a function that writes CPU 1's online file)."""
         online = f'/sys/devices/system/cpu/cpu{PINNED}/online'
         if PINNED not in self.cpus or OTHER not in self.cpus or not os.path.exists(online):
             self.skipTest(f'needs CPUs 0 and 1 with cpuidle and {online}')
@@ -101,56 +105,19 @@ class Pins(E.Enforce):
             with open(online, 'w', encoding='ascii') as f:
                 f.write(value)
         self.addCleanup(lambda: L.read_knob(online) == '1' or set_online('1'))
-        set_online('0')
-        T.wait_for(lambda: allowed_cpus(prog.pid) != str(PINNED), timeout=10,
-                   what='the kernel to widen the affinity of the pinned program')
-        T.wait_for(lambda: [c['online'] for c in self.status()['cpus'] if c['index'] == PINNED] == [False],
-                   timeout=20, what=f'the daemon to see CPU {PINNED} offline')
-        self.assertEqual([str(p) for p in self.pins()], [path])
-        set_online('1')
+        return prog, path, set_online
+
+    def wait_pinned_again(self, prog):
+        """After CPU 1 came back: the pin sets the program's affinity again
+        and CPU 1 runs latency again."""
         T.wait_for(lambda: allowed_cpus(prog.pid) == str(PINNED), timeout=20,
                    what='the pin to set the program\'s affinity again')
         T.wait_for(lambda: [(c['online'], c.get('profile')) for c in self.status()['cpus'] if c['index'] == PINNED]
                    == [(True, 'latency')], timeout=20, what=f'CPU {PINNED} online under latency again')
-        T.wait_for(lambda: self.halt_unreachable(PINNED), timeout=20, interval=0.1,
-                   what=f'CPU {PINNED} kept out of its halt state again')
-        self.assertFalse(self.halt_unreachable(OTHER), 'CPU 0 lost its halt state: the pin leaked')
-        prog.kill()
-        prog.wait()
-        T.wait_for(lambda: not self.halt_unreachable(PINNED), timeout=10, interval=0.005,
-                   what=f'CPU {PINNED} back to the machine plan after the program exited')
-        self.assertEqual(self.stop_daemon(signal.SIGTERM), 0, self.daemon.output())
-        self.assertEqual(L.record_knobs(), L.RECORDED, 'SIGTERM did not put every knob back')
-        self.assertIsNone(self.journal())
 
-    def test_pinned_cpu_flaps_within_a_tick(self):
-        """CPU 1 offline and back at once, well within a tick: the online
-        mask the daemon reads is as before, but the cpuidle files went from
-        under its sampler; it must still see the hotplug (the pin sets the
-        program's affinity again, CPU 1 is planned again) and not crash
-        when the pin then ends (it did: a re-plan of a CPU without states)."""
-        online = f'/sys/devices/system/cpu/cpu{PINNED}/online'
-        if PINNED not in self.cpus or OTHER not in self.cpus or not os.path.exists(online):
-            self.skipTest(f'needs CPUs 0 and 1 with cpuidle and {online}')
-        self.start_enforcing('balanced', E.fake_calibration(self.cpus, E.FAKE_HALT_US))
-        prog = subprocess.Popen([sys.executable, '-c', 'import time\nwhile True: time.sleep(0.005)'])
-        self.addCleanup(lambda: (prog.kill(), prog.wait()))
-        self.busctl_pin(f'pid:{prog.pid}', str(PINNED), 'latency')
-        T.wait_for(lambda: self.halt_unreachable(PINNED), timeout=20, interval=0.1,
-                   what=f'CPU {PINNED} kept out of its halt state (latency)')
-
-        def set_online(value):
-            with open(online, 'w', encoding='ascii') as f:
-                f.write(value)
-        self.addCleanup(lambda: L.read_knob(online) == '1' or set_online('1'))
-        set_online('0')
-        T.wait_for(lambda: allowed_cpus(prog.pid) != str(PINNED), timeout=10, interval=0.001,
-                   what='the kernel to widen the affinity of the pinned program')
-        set_online('1')
-        T.wait_for(lambda: allowed_cpus(prog.pid) == str(PINNED), timeout=20,
-                   what='the pin to set the program\'s affinity again')
-        T.wait_for(lambda: [(c['online'], c.get('profile')) for c in self.status()['cpus'] if c['index'] == PINNED]
-                   == [(True, 'latency')], timeout=20, what=f'CPU {PINNED} online under latency again')
+    def end_program_and_stop(self, prog):
+        """Kills the program: CPU 1 goes back to the machine's plan; then
+        SIGTERM puts every knob back."""
         prog.kill()
         prog.wait()
         T.wait_for(lambda: not self.halt_unreachable(PINNED), timeout=10, interval=0.005,
@@ -158,7 +125,36 @@ class Pins(E.Enforce):
         self.assertTrue(self.daemon.alive(), self.daemon.output())
         self.assertEqual(self.stop_daemon(signal.SIGTERM), 0, self.daemon.output())
         self.assertEqual(L.record_knobs(), L.RECORDED, 'SIGTERM did not put every knob back')
+        self.assertIsNone(self.journal())
 
+    def test_pinned_cpu_offline_and_back(self):
+        prog, path, set_online = self.pin_waker_to_cpu1()
+        set_online('0')
+        T.wait_for(lambda: allowed_cpus(prog.pid) != str(PINNED), timeout=10,
+                   what='the kernel to widen the affinity of the pinned program')
+        T.wait_for(lambda: [c['online'] for c in self.status()['cpus'] if c['index'] == PINNED] == [False],
+                   timeout=20, what=f'the daemon to see CPU {PINNED} offline')
+        self.assertEqual([str(p) for p in self.pins()], [path])
+        set_online('1')
+        self.wait_pinned_again(prog)
+        T.wait_for(lambda: self.halt_unreachable(PINNED), timeout=20, interval=0.1,
+                   what=f'CPU {PINNED} kept out of its halt state again')
+        self.assertFalse(self.halt_unreachable(OTHER), 'CPU 0 lost its halt state: the pin leaked')
+        self.end_program_and_stop(prog)
+
+    def test_pinned_cpu_flaps_within_a_tick(self):
+        """CPU 1 offline and back at once, well within a tick: the online
+        mask the daemon reads is as before, but the cpuidle files went from
+        under its sampler; it must still see the hotplug (the pin sets the
+        program's affinity again, CPU 1 is planned again) and not crash
+        when the pin then ends (it did: a re-plan of a CPU without states)."""
+        prog, _, set_online = self.pin_waker_to_cpu1()
+        set_online('0')
+        T.wait_for(lambda: allowed_cpus(prog.pid) != str(PINNED), timeout=10, interval=0.001,
+                   what='the kernel to widen the affinity of the pinned program')
+        set_online('1')
+        self.wait_pinned_again(prog)
+        self.end_program_and_stop(prog)
 
 if __name__ == '__main__':
     unittest.main(verbosity=2)
