@@ -6,9 +6,9 @@
  *
  *   wteo-cost [--entries N] [--repeats R] [--out FILE]
  *
- * The indices (the timer's state, teo's candidate, the right state) come
- * from a precomputed pseudo-random sequence, so the figure is the core's
- * alone.  Prints JSON (and writes it to FILE); the median of R runs. */
+ * The inputs (the timer's state, teo's choice, the right state, the idle
+ * time, whether the timer ended it) come from a precomputed pseudo-random
+ * sequence, so the figure is the core's alone.  Prints JSON (and writes it to FILE); the median of R runs. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -37,6 +37,7 @@ static int cmp_double(const void *a, const void *b) {
 /* ns per entry (select + reflect) over entries entries on n states. */
 static double run(unsigned n, unsigned long entries) {
         static uint8_t s[SEQ], c[SEQ], right[SEQ];
+        static uint32_t idle_ns[SEQ];
         struct wteo_params p;
         struct wteo_cpu cpu;
         uint32_t x = 12345, sink = 0;
@@ -47,15 +48,18 @@ static double run(unsigned n, unsigned long entries) {
                 s[i] = (uint8_t) ((x >> 16) % n);
                 c[i] = (uint8_t) ((x >> 8) % (s[i] + 1u));
                 right[i] = (uint8_t) ((x >> 24) % n);
+                idle_ns[i] = (x >> 4) & 0xfffff;
         }
         wteo_params_default(&p);
         wteo_init(&cpu, n, WTEO_TOLERANCE_DEFAULT);
+        for (unsigned j = 0; j < n; j++)
+                wteo_set_state(&cpu, j, j ? 2000ull << (2 * j) : 0, j ? 1000ull << (2 * j) : 0);
         t0 = now_ns();
         for (unsigned long i = 0; i < entries; i++) {
                 unsigned k = (unsigned) (i & (SEQ - 1));
 
-                sink += wteo_select(&cpu, &p, s[k], c[k], (1u << n) - 1);
-                wteo_reflect(&cpu, &p, s[k], right[k]);
+                sink += wteo_select(&cpu, &p, s[k], c[k], s[k], (1u << n) - 1);
+                wteo_reflect(&cpu, &p, s[k], right[k], c[k], idle_ns[k], right[k] < s[k]);
         }
         __asm__ volatile("" : : "r"(sink) : "memory");
         return (double) (now_ns() - t0) / (double) entries;

@@ -1,23 +1,24 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* wteo: the weighted-history choice on today's teo, per idle entry, with
- * the arithmetic of the kernel governor (libidlepolicy/wteo/wteo-core.h,
- * the same header the kernel patch in kernel/ carries):
+/* wteo: the per-entry choice of the wteo kernel governor on today's teo,
+ * with the kernel's arithmetic (libidlepolicy/wteo/wteo-core.h, the same
+ * header the kernel patch in kernel/ carries):
  *
- *  - teo (gov-teo.c) keeps its bins, hits and intercepts and gives the
- *    candidate: the deepest state its metrics allow;
- *  - the CPU's matrix row of the state the time to the next timer pointed
- *    at says how often each state was right after such an entry, and the
- *    governor enters the deepest enabled state at or below the candidate
- *    whose risk of being too deep (the row's weight on shallower states)
- *    stays within the tolerance;
+ *  - teo (gov-teo.c) keeps its bins, hits and intercepts and makes its
+ *    choice, the deepest state its metrics allow;
+ *  - the row is the state the time to the next timer pointed at; the CPU's
+ *    cost matrix says what each state cost after such entries, and what
+ *    teo's choice cost; the governor enters the cheapest enabled state the
+ *    timer and the latency limit allow if it was cheaper than teo's
+ *    choice, teo's choice otherwise;
  *  - after the wakeup the row learns the state the measured idle time
- *    called for (the deepest enabled one whose advertised target residency
- *    it reached), and one row ages toward the prior.  A poll that ran out,
- *    or a wakeup at or after the timer, counts as the timer's state, as
- *    teo counts it a hit (the kernel's poll_time_limit case).
+ *    called for (the weighted history) and what every state would have
+ *    cost for that idle time (advertised costs).  A poll that ran out, or a
+ *    wakeup at or after the timer, counts as lasting until the timer and
+ *    as the timer's wakeup, as teo counts it a hit (the kernel's
+ *    poll_time_limit case).
  *
  * Parameters (-P): wteo_learn_shift, wteo_age_shift, wteo_explore_shift,
- * wteo_tolerance (1/1024). */
+ * wteo_tolerance (the price of exit latency, see wteo-core.h). */
 #include <errno.h>
 
 #include "gov-teo.h"
@@ -28,6 +29,7 @@ typedef struct Wteo {
         struct wteo_cpu core;
         struct wteo_params params;
         unsigned timer_state;           /* the row of the entry in progress */
+        unsigned teo_choice;            /* teo's choice for it */
 } Wteo;
 
 static int wteo_gov_init(Governor *g, const GovParams *p) {
@@ -41,6 +43,8 @@ static int wteo_gov_init(Governor *g, const GovParams *p) {
         if (!wteo_params_valid(&w->params))
                 return -EINVAL;
         wteo_init(&w->core, g->table->n_states, p->wteo_tolerance);
+        for (unsigned i = 0; i < g->table->n_states && i < WTEO_STATES_MAX; i++)
+                wteo_set_state(&w->core, i, gov_cost(g, i)->target_residency_ns, gov_cost(g, i)->exit_latency_ns);
         return 0;
 }
 
@@ -55,10 +59,11 @@ static uint32_t enabled_mask(const Governor *g) {
 
 static unsigned wteo_gov_select(Governor *g, const GovInput *in) {
         Wteo *w = (Wteo *) g;
-        unsigned candidate = teo_select_state(&w->teo, in, false);
+        unsigned fit = gov_deepest_fitting(g, in->sleep_length_ns, in->latency_limit_ns);
 
+        w->teo_choice = teo_select_state(&w->teo, in, false);
         w->timer_state = gov_bin_of(g, in->sleep_length_ns);
-        return wteo_select(&w->core, &w->params, w->timer_state, candidate, enabled_mask(g));
+        return wteo_select(&w->core, &w->params, w->timer_state, w->teo_choice, fit, enabled_mask(g));
 }
 
 /* The deepest enabled state whose advertised target residency measured_ns
@@ -80,15 +85,18 @@ static unsigned right_state(const Governor *g, uint64_t measured_ns) {
 static void wteo_gov_reflect(Governor *g, unsigned state, uint64_t measured_ns, bool poll_timeout) {
         Wteo *w = (Wteo *) g;
 
+        bool at_timer = poll_timeout || measured_ns >= w->teo.sleep_length_ns;
+
         teo_reflect(g, state, measured_ns, poll_timeout);
-        if (poll_timeout || measured_ns >= w->teo.sleep_length_ns)
+        if (at_timer)
                 measured_ns = w->teo.sleep_length_ns;
-        wteo_reflect(&w->core, &w->params, w->timer_state, right_state(g, measured_ns));
+        wteo_reflect(&w->core, &w->params, w->timer_state, right_state(g, measured_ns), w->teo_choice,
+                     measured_ns, !at_timer);
 }
 
 const GovernorOps governor_wteo = {
         .name = "wteo",
-        .summary = "the wteo kernel governor's core on teo: per entry, the deepest state within the matrix's too-deep tolerance",
+        .summary = "the wteo kernel governor's core on teo: per entry, the state that cost least in the timer's row, if less than teo's choice",
         .size = sizeof(Wteo),
         .init = wteo_gov_init,
         .select = wteo_gov_select,
