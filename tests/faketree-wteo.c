@@ -36,18 +36,6 @@ static bool exists(int root_fd, const char *path) {
         return faccessat(root_fd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* The number of stateK directories of cpu. */
-static unsigned n_states(int root_fd, unsigned cpu) {
-        char path[128];
-        unsigned n = 0;
-
-        for (;; n++) {
-                snprintf(path, sizeof(path), CPU_DIR "/cpu%u/cpuidle/state%u", cpu, n);
-                if (!exists(root_fd, path))
-                        return n;
-        }
-}
-
 int faketree_wteo_write_matrix(int root_fd, unsigned cpu, const char *text) {
         char path[128];
 
@@ -72,7 +60,7 @@ static int write_prior(int root_fd, const char *path, unsigned n) {
  * first time) and the prior; built aside, then renamed in place. */
 static int wteo_enable(int root_fd, unsigned cpu) {
         char dir[128], new[128], path[160], kept[32] = "";
-        unsigned n = n_states(root_fd, cpu);
+        unsigned n = faketree_count_states(root_fd, cpu);
         int r;
 
         if (n == 0)

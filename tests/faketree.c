@@ -622,8 +622,7 @@ int faketree_bump_proc(int root_fd, unsigned cpu, uint64_t busy, uint64_t idle,
         return model_commit(root_fd, &m);
 }
 
-/* Returns the number of stateK directories of cpu. */
-static unsigned count_states(int root_fd, unsigned cpu) {
+unsigned faketree_count_states(int root_fd, unsigned cpu) {
         char path[128];
         unsigned n = 0;
 
@@ -643,7 +642,7 @@ static uint64_t advance(uint64_t per_second, uint64_t a, uint64_t b) {
 /* Plausible idle activity on cpu from a to b: deeper states see fewer,
  * longer entries, and all states together fill 70% of the time. */
 static int tick_states(int root_fd, unsigned cpu, uint64_t a, uint64_t b) {
-        unsigned n = count_states(root_fd, cpu);
+        unsigned n = faketree_count_states(root_fd, cpu);
         int r = 0;
 
         for (unsigned k = 0; r >= 0 && k < n; k++) {

@@ -103,6 +103,9 @@ int faketree_write_states(int root_fd, unsigned cpu, const FakeState *states, un
  * as sysfs recreates it: a reader finds it missing or complete. */
 int faketree_switch_governor(int root_fd, const char *governor);
 
+/* Returns the number of stateK directories of cpu. */
+unsigned faketree_count_states(int root_fd, unsigned cpu);
+
 /* ---- the wteo governor (faketree-wteo.c) ---------------------------------
  * A plain directory cannot react to a write of current_governor the way
  * the kernel does (its enable() makes cpuN/wteo, disable() removes it), so
