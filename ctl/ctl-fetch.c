@@ -19,6 +19,8 @@ static void cpu_done(CtlCpu *cpu) {
         free(cpu->floor_reason);
         free(cpu->reason);
         free(cpu->weights);
+        free(cpu->kernel_weights);
+        free(cpu->kernel_weights_error);
         free(cpu->profile);
         free(cpu->profile_source);
 }
@@ -179,6 +181,7 @@ static const PropMap manager_map[] = {
         { "ActiveProfile", "s", prop_parse_string, offsetof(CtlStatus, active_profile) },
         { "Profiles", "as", prop_parse_strv, offsetof(CtlStatus, profiles) },
         { "Mode", "s", prop_parse_string, offsetof(CtlStatus, mode) },
+        { "CompanionMode", "b", prop_parse_bool, offsetof(CtlStatus, companion_mode) },
         { "Calibrating", "b", prop_parse_bool, offsetof(CtlStatus, calibrating) },
         { "CalibrationUSec", "t", prop_parse_u64, offsetof(CtlStatus, calibration_usec) },
         { "PollMode", "s", prop_parse_string, offsetof(CtlStatus, poll_mode) },
@@ -348,9 +351,9 @@ static int parse_calibrated_entry(sd_bus_message *m, void *field) {
         return ctl_bus_read_array(m, 'r', "uuua(ui)", read_calibrated_entry_item, field);
 }
 
-/* Reads one row of Weights into the matrix (rows must all have the
- * length of the first).  Returns 0, -EBADMSG or -ENOMEM. */
-static int read_weights_row(sd_bus_message *m, CtlCpu *cpu, size_t row) {
+/* Reads one row of an aaq matrix into *w (rows must all have the length
+ * of the first).  Returns 0, -EBADMSG or -ENOMEM. */
+static int read_matrix_row(sd_bus_message *m, uint16_t **w, size_t *n_w, size_t row) {
         const void *data;
         size_t size, n;
         int r;
@@ -360,32 +363,45 @@ static int read_weights_row(sd_bus_message *m, CtlCpu *cpu, size_t row) {
                 return r;
         n = size / sizeof(uint16_t);
         if (row == 0) {
-                free(cpu->weights);
-                cpu->weights = calloc(n * n + 1, sizeof(uint16_t));
-                if (!cpu->weights)
+                free(*w);
+                *w = calloc(n * n + 1, sizeof(uint16_t));
+                if (!*w)
                         return -ENOMEM;
-                cpu->n_weights = n;
+                *n_w = n;
         }
-        if (n != cpu->n_weights || row >= n)
+        if (n != *n_w || row >= n)
                 return -EBADMSG;
-        memcpy(cpu->weights + row * n, data, size);
+        memcpy(*w + row * n, data, size);
         return 0;
 }
 
-/* Weights aaq; field is the CtlCpu. */
-static int parse_weights(sd_bus_message *m, void *field) {
-        CtlCpu *cpu = field;
+/* An aaq square matrix into *w, *n_w. */
+static int parse_matrix(sd_bus_message *m, uint16_t **w, size_t *n_w) {
         size_t row = 0;
         int r;
 
         r = sd_bus_message_enter_container(m, 'a', "aq");
         while (r >= 0 && !sd_bus_message_at_end(m, false))
-                r = read_weights_row(m, cpu, row++);
+                r = read_matrix_row(m, w, n_w, row++);
         if (r < 0)
                 return r;
-        if (row != cpu->n_weights)
+        if (row != *n_w)
                 return -EBADMSG;
         return sd_bus_message_exit_container(m);
+}
+
+/* Weights aaq; field is the CtlCpu. */
+static int parse_weights(sd_bus_message *m, void *field) {
+        CtlCpu *cpu = field;
+
+        return parse_matrix(m, &cpu->weights, &cpu->n_weights);
+}
+
+/* KernelWeights aaq; field is the CtlCpu. */
+static int parse_kernel_weights(sd_bus_message *m, void *field) {
+        CtlCpu *cpu = field;
+
+        return parse_matrix(m, &cpu->kernel_weights, &cpu->n_kernel_weights);
 }
 
 static const PropMap cpu_map[] = {
@@ -405,6 +421,9 @@ static const PropMap cpu_map[] = {
         { "Calibrated", "a(uuuub)", parse_calibrated, 0 },
         { "CalibratedEntry", "a(uuua(ui))", parse_calibrated_entry, 0 },
         { "Weights", "aaq", parse_weights, 0 },
+        { "KernelWeights", "aaq", parse_kernel_weights, 0 },
+        { "KernelWeightsError", "s", prop_parse_string, offsetof(CtlCpu, kernel_weights_error) },
+        { "WteoTolerance", "i", prop_parse_i32, offsetof(CtlCpu, wteo_tolerance) },
         { "Cap", "u", prop_parse_u32, offsetof(CtlCpu, cap) },
         { "Floor", "u", prop_parse_u32, offsetof(CtlCpu, floor) },
         { "CapReason", "s", prop_parse_string, offsetof(CtlCpu, cap_reason) },
@@ -437,7 +456,7 @@ static int fetch_cpu(Ctl *c, CtlStatus *s, const char *path) {
 
         if (!cpu)
                 return ctl_error_print(NULL, -ENOMEM, &ctx, c->json);
-        *cpu = (CtlCpu) { .package = -1, .die = -1, .core = -1, .util = -1,
+        *cpu = (CtlCpu) { .package = -1, .wteo_tolerance = -1, .die = -1, .core = -1, .util = -1,
                           .timer_wakeups = -1, .other_wakeups = -1, .poll_success = -1 };
         r = ctl_bus_get_all(c, &ctx, path, IDLEPOLICY_CPU_IFACE, cpu_map, cpu);
         if (r < 0)

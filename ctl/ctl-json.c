@@ -129,19 +129,28 @@ static json_t *state_item(const void *base, size_t i) {
 }
 
 /* [[W[0][0], ...], ...] in 1/1024 parts. */
-static json_t *weights_to_json(const CtlCpu *cpu) {
+static json_t *matrix_to_json(const uint16_t *w, size_t n) {
         json_t *rows = json_array();
 
-        for (size_t s = 0; rows && s < cpu->n_weights; s++) {
+        for (size_t s = 0; rows && s < n; s++) {
                 json_t *row = json_array();
 
-                for (size_t j = 0; row && j < cpu->n_weights; j++)
-                        if (json_array_append_new(row, json_integer(cpu->weights[s * cpu->n_weights + j])) < 0)
+                for (size_t j = 0; row && j < n; j++)
+                        if (json_array_append_new(row, json_integer(w[s * n + j])) < 0)
                                 row = (json_decref(row), NULL);
                 if (!row || json_array_append_new(rows, row) < 0)
                         rows = (json_decref(rows), NULL);
         }
         return rows;
+}
+
+static json_t *weights_to_json(const CtlCpu *cpu) {
+        return matrix_to_json(cpu->weights, cpu->n_weights);
+}
+
+/* The tolerance in force in companion mode, or null. */
+static json_t *tolerance_to_json(const CtlCpu *cpu) {
+        return cpu->wteo_tolerance >= 0 ? json_integer(cpu->wteo_tolerance) : json_null();
 }
 
 static json_t *plan_to_json(const CtlCpu *cpu) {
@@ -150,7 +159,7 @@ static json_t *plan_to_json(const CtlCpu *cpu) {
 }
 
 static json_t *cpu_to_json(const CtlCpu *cpu) {
-        return json_pack("{s:I, s:b, s:i, s:i, s:i, s:s?, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s?, s:s?}",
+        return json_pack("{s:I, s:b, s:i, s:i, s:i, s:s?, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s?, s:s?, s:o}",
                          "index", (json_int_t) cpu->index, "online", cpu->online,
                          "package", (int) cpu->package, "die", (int) cpu->die, "core", (int) cpu->core,
                          "siblings", cpu->siblings,
@@ -161,7 +170,7 @@ static json_t *cpu_to_json(const CtlCpu *cpu) {
                          "states", array_to_json(cpu, cpu->n_states, state_item),
                          "plan", plan_to_json(cpu), "poll_success", measurement(cpu->poll_success),
                          "weights", weights_to_json(cpu), "profile", cpu->profile,
-                         "profile_source", cpu->profile_source);
+                         "profile_source", cpu->profile_source, "wteo_tolerance", tolerance_to_json(cpu));
 }
 
 static json_t *haltpoll_to_json(const CtlStatus *s) {
@@ -188,9 +197,9 @@ static json_t *cpu_item(const void *base, size_t i) {
 
 /* The policy's Manager properties. */
 static json_t *policy_to_json(const CtlStatus *s) {
-        return json_pack("{s:s?, s:o, s:s?, s:b, s:I, s:s?, s:I}",
+        return json_pack("{s:s?, s:o, s:s?, s:b, s:b, s:I, s:s?, s:I}",
                          "active_profile", s->active_profile, "profiles", strv_to_json(s->profiles),
-                         "mode", s->mode, "calibrating", s->calibrating,
+                         "mode", s->mode, "companion_mode", s->companion_mode, "calibrating", s->calibrating,
                          "calibration_usec", (json_int_t) s->calibration_usec,
                          "poll_mode", s->poll_mode, "poll_window_ns", (json_int_t) s->poll_window_nsec);
 }
@@ -259,10 +268,14 @@ static json_t *state_name_item(const void *base, size_t i) {
         return json_string(name ? name : "?");
 }
 
-int ctl_json_print_weights(const CtlCpu *cpu) {
-        return print_and_drop(json_pack("{s:I, s:o, s:o, s:I}", "cpu", (json_int_t) cpu->index,
+int ctl_json_print_weights(const CtlCpu *cpu, bool kernel) {
+        return print_and_drop(json_pack("{s:I, s:o, s:s, s:o, s:s?, s:I}", "cpu", (json_int_t) cpu->index,
                                         "states", array_to_json(cpu, cpu->n_states, state_name_item),
-                                        "weights", weights_to_json(cpu), "one", (json_int_t) 1024));
+                                        "source", kernel ? "kernel" : "model",
+                                        "weights", kernel ? matrix_to_json(cpu->kernel_weights, cpu->n_kernel_weights) :
+                                                            weights_to_json(cpu),
+                                        "kernel_weights_error", kernel ? cpu->kernel_weights_error : NULL,
+                                        "one", (json_int_t) 1024));
 }
 
 int ctl_json_print_governor(const CtlStatus *s, const char *previous) {

@@ -29,8 +29,10 @@ int ctl_json_print_mode(const CtlStatus *s, const char *previous);
 /* {"calibration_usec": ..., "cpus": [{"index": ..., "states": [{"index", "name",
  * "calibrated": {...} or null}]}]}. */
 int ctl_json_print_calibration(const CtlStatus *s);
-/* {"cpu": N, "states": [names], "weights": [[W[s][j]...]...], "one": 1024}. */
-int ctl_json_print_weights(const CtlCpu *cpu);
+/* {"cpu": N, "states": [names], "source": "model" | "kernel",
+ * "weights": [[W[s][j]...]...], "kernel_weights_error": "..." (kernel only),
+ * "one": 1024}; kernel: the wteo governor's matrix (companion mode). */
+int ctl_json_print_weights(const CtlCpu *cpu, bool kernel);
 /* {"pins": [{"id", "path", "target", "cpus", "profile", "state", "pids",
  * "created_usec", "reason", "owner_uid"}], "holds": [{"cookie", "profile",
  * "cpus", "reason", "app_id", "owner"}]}. */

@@ -58,6 +58,12 @@ typedef struct CtlCpu {
         double poll_success;         /* < 0 unknown */
         uint16_t *weights;           /* n_weights × n_weights, row-major (W[s][j]) */
         size_t n_weights;
+        /* Companion mode: the wteo governor's own matrix (row: the state the
+         * timer pointed at) and the tolerance in force; -1 / empty: none. */
+        uint16_t *kernel_weights;
+        size_t n_kernel_weights;
+        char *kernel_weights_error;  /* why the daemon ignored the kernel's matrix, "" */
+        int32_t wteo_tolerance;
         /* The profile in force and where it comes from ("machine", "pin …", "hold …"). */
         char *profile, *profile_source;
 } CtlCpu;
@@ -102,6 +108,7 @@ typedef struct CtlStatus {
         size_t n_cpus;
         /* The policy. */
         char *active_profile, *mode, *poll_mode;
+        bool companion_mode;         /* the wteo governor governs (CompanionMode) */
         char **profiles;
         bool calibrating;
         uint64_t calibration_usec;   /* CLOCK_REALTIME, 0 = never */

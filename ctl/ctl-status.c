@@ -48,6 +48,9 @@ static void print_policy(const CtlStatus *s) {
         printf(LABEL "%s\n", "Profile:", s->active_profile ? s->active_profile : "?");
         printf(LABEL "%s%s\n", "Mode:", s->mode ? s->mode : "?",
                s->mode && strcmp(s->mode, "observe") == 0 ? " (the plan is shown, not applied)" : "");
+        if (s->companion_mode)
+                printf(LABEL "%s\n", "Companion:", "companion mode (wteo): the governor chooses per idle entry; "
+                       "the daemon sets its parameters, no disable bits");
         printf(LABEL "%s%s\n", "Calibrated:", when, s->calibrating ? " (calibrating now)" : "");
         if (s->poll_mode && s->poll_mode[0]) {
                 printf(LABEL "%s", "Halt-poll:", s->poll_mode);
@@ -92,6 +95,9 @@ static void print_cpu_header(const CtlCpu *cpu) {
                 printf("  why:  %s\n", cpu->reason);
         if (cpu->profile)
                 printf("  profile: %s (%s)\n", cpu->profile, cpu->profile_source ? cpu->profile_source : "?");
+        if (cpu->wteo_tolerance >= 0)
+                printf("  wteo tolerance %d/1024 (%.1f%% accepted risk of too deep)\n", (int) cpu->wteo_tolerance,
+                       cpu->wteo_tolerance * 100.0 / 1024.0);
 }
 
 /* Returns the width of the NAME column for cpu. */

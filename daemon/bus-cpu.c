@@ -234,6 +234,38 @@ static int property_get_weights(sd_bus *bus, const char *path, const char *inter
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
+/* Companion mode: the tolerance in force (-1: none read). */
+static int property_get_wteo_tolerance(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                       sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const CompanionCpu *x = companion_cpu(&m->companion, path_cpu(m, path));
+
+        return sd_bus_message_append(reply, "i", x && x->has_tolerance ? (int32_t) x->tolerance : -1);
+}
+
+/* Companion mode: the kernel's own matrix (empty: none, or ignored). */
+static int property_get_kernel_weights(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                       sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const CompanionCpu *x = companion_cpu(&m->companion, path_cpu(m, path));
+        int r = sd_bus_message_open_container(reply, 'a', "aq");
+
+        for (unsigned s = 0; r >= 0 && x && x->has_matrix && s < x->matrix.n; s++)
+                r = sd_bus_message_append_array(reply, 'q', x->matrix.w[s], x->matrix.n * sizeof(uint16_t));
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+/* Why KernelWeights is empty: "" when it is not (or outside companion
+ * mode), else the reason the matrix was ignored. */
+static int property_get_kernel_weights_error(sd_bus *bus, const char *path, const char *interface,
+                                             const char *property, sd_bus_message *reply, void *userdata,
+                                             sd_bus_error *error) {
+        Manager *m = userdata;
+        const CompanionCpu *x = companion_cpu(&m->companion, path_cpu(m, path));
+
+        return sd_bus_message_append(reply, "s", x ? x->matrix_error : "");
+}
+
 static int property_get_poll_success(sd_bus *bus, const char *path, const char *interface, const char *property,
                                      sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         const PolicyCpu *c = path_plan(userdata, path);
@@ -326,6 +358,9 @@ static const sd_bus_vtable cpu_vtable[] = {
         SD_BUS_PROPERTY("FloorReason", "s", property_get_plan_reason, 0, 0),
         SD_BUS_PROPERTY("Reason", "s", property_get_reason, 0, 0),
         SD_BUS_PROPERTY("Weights", "aaq", property_get_weights, 0, 0),
+        SD_BUS_PROPERTY("KernelWeights", "aaq", property_get_kernel_weights, 0, 0),
+        SD_BUS_PROPERTY("KernelWeightsError", "s", property_get_kernel_weights_error, 0, 0),
+        SD_BUS_PROPERTY("WteoTolerance", "i", property_get_wteo_tolerance, 0, 0),
         SD_BUS_PROPERTY("PollSuccess", "d", property_get_poll_success, 0, 0),
         SD_BUS_PROPERTY("Calibrated", "a(uuuub)", property_get_calibrated, 0, 0),
         SD_BUS_PROPERTY("CalibratedEntry", "a(uuua(ui))", property_get_calibrated_entry, 0, 0),

@@ -240,6 +240,14 @@ static int property_get_calibrating(sd_bus *bus, const char *path, const char *i
         return sd_bus_message_append(reply, "b", calibrator_running(m->calibrator));
 }
 
+/* Whether wteo governs (companion.h). */
+static int property_get_companion(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                  sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+
+        return sd_bus_message_append(reply, "b", m->companion.active);
+}
+
 /* (measured, total, cpu, state); (0, 0, 4294967295, "") when none runs.
  * Not signalled: it moves with every state, clients read it. */
 static int property_get_calibration_progress(sd_bus *bus, const char *path, const char *interface,
@@ -364,6 +372,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("ActiveProfile", "s", property_get_active_profile, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Profiles", "as", property_get_profiles, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Mode", "s", property_get_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("CompanionMode", "b", property_get_companion, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Calibrating", "b", property_get_calibrating, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("CalibrationUSec", "t", property_get_calibration_usec, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("CalibrationProgress", "(uuus)", property_get_calibration_progress, 0, 0),

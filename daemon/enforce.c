@@ -116,9 +116,12 @@ static void sampler_request_full(const EnforceTarget *t, const ChangeSet *p) {
         if (!t->sampler)
                 return;
         for (size_t i = 0; i < p->n; i++) {
-                if (p->writes[i].noop)
+                int k = knob_parse(p->writes[i].path, &id);
+
+                /* The sampler reads no wteo file (companion.c does). */
+                if (p->writes[i].noop || (k >= 0 && (id.kind == KNOB_WTEO_PARAM || id.kind == KNOB_WTEO_TOLERANCE)))
                         continue;
-                if (knob_parse(p->writes[i].path, &id) < 0 || id.kind == KNOB_GOVERNOR || id.kind == KNOB_HALTPOLL) {
+                if (k < 0 || knob_kind_system(id.kind)) {
                         cpuidle_sampler_request_full(t->sampler);
                         return;
                 }

@@ -33,6 +33,10 @@
 #define JOURNAL_VANISHED_WAIT_USEC (2 * 1000 * 1000ULL)
 #define JOURNAL_VANISHED_STEP_USEC (10 * 1000ULL)
 
+/* journal_restore_one(): the knob cannot be put back now and stays, not a
+ * failure (a wteo tolerance while wteo does not govern its CPU). */
+#define RESTORE_KEPT (-ENODATA)
+
 struct Journal {
         int dir_fd;                 /* the runtime directory */
         int lock_fd;
@@ -458,6 +462,7 @@ typedef struct RestoreRun {
         bool online_known;
         size_t n_offline, n_failed, n_vanished;
         size_t n_deferred;          /* unit knobs kept until a bus is set */
+        size_t n_kept;              /* wteo tolerances kept until wteo governs again */
         int n_restored;
         char failed[sizeof(((ErrorInfo *) NULL)->message)];
 } RestoreRun;
@@ -470,12 +475,31 @@ static bool governor_offered(int root_fd, const char *governor) {
         return cpuidle_system_load(root_fd, &sys, &e) >= 0 && cpuidle_system_has_governor(&sys, governor);
 }
 
+/* Returns true if the governor in force is wteo. */
+static bool wteo_governs(int root_fd) {
+        char governor[64];
+
+        if (fileio_read_string_at(root_fd, SYSFS_CPUIDLE_GOVERNOR, governor, sizeof(governor)) < 0 &&
+            fileio_read_string_at(root_fd, SYSFS_CPUIDLE_GOVERNOR_RO, governor, sizeof(governor)) < 0)
+                return false;
+        return strcmp(governor, CPUIDLE_GOVERNOR_WTEO) == 0;
+}
+
 /* A knob's file is missing.  Returns -EAGAIN when it is an idle state of
- * an online CPU (its directory is being recreated: a governor switch), 0
- * when it is gone for good (logged). */
-static int knob_missing(const RestoreRun *run, const JournalEntry *e, const KnobId *id) {
-        if (id->kind == KNOB_STATE_DISABLE && run->online_known && cpuset_contains(&run->online, id->cpu))
+ * an online CPU (its directory is being recreated: a governor switch), or
+ * the wteo tolerance of an online CPU while wteo governs (its group is
+ * being made: a governor switch back to wteo, put back just before);
+ * RESTORE_KEPT for a wteo tolerance while wteo does not govern (the kernel
+ * keeps the value across the switch: the daemon's value is still there
+ * and comes back into force with wteo, so the original stays journaled
+ * until its file is back); 0 when it is gone for good (logged). */
+static int knob_missing(const RestoreRun *run, int root_fd, const JournalEntry *e, const KnobId *id) {
+        bool online = run->online_known && cpuset_contains(&run->online, id->cpu);
+
+        if (id->kind == KNOB_STATE_DISABLE && online)
                 return -EAGAIN;
+        if (id->kind == KNOB_WTEO_TOLERANCE)
+                return online && wteo_governs(root_fd) ? -EAGAIN : RESTORE_KEPT;
         log_notice("%s no longer exists, forgetting its original value.", e->path);
         return 0;
 }
@@ -533,7 +557,7 @@ static int journal_restore_one(int root_fd, RestoreRun *run, const JournalEntry 
         if (r >= 0 && strcmp(current, e->value) == 0)
                 return 1;
         if (r == -ENOENT)
-                return knob_missing(run, e, &id);
+                return knob_missing(run, root_fd, e, &id);
         if (id.kind == KNOB_GOVERNOR && !governor_offered(root_fd, e->value)) {
                 log_error("%s: the recorded governor is not one the kernel offers (available_governors), not restoring it.",
                           e->path);
@@ -541,7 +565,7 @@ static int journal_restore_one(int root_fd, RestoreRun *run, const JournalEntry 
         }
         r = knob_write(root_fd, e->path, e->value);
         if (r == -ENOENT)
-                return knob_missing(run, e, &id);
+                return knob_missing(run, root_fd, e, &id);
         if (r < 0)
                 return log_error_errno(r, "Failed to restore %s to \"%s\": %m", e->path, e->value);
         /* A state directory recreated between the open and the write (on a
@@ -580,8 +604,8 @@ static int restore_pass(Journal *j, int root_fd, RestoreRun *run, bool only_vani
                         run->n_vanished++;
                         continue;
                 }
-                if (r == -ENOTCONN) {
-                        run->n_deferred++;
+                if (r == -ENOTCONN || r == RESTORE_KEPT) {
+                        *(r == RESTORE_KEPT ? &run->n_kept : &run->n_deferred) += 1;
                         continue;
                 }
                 if (r < 0) {
@@ -640,6 +664,10 @@ static int journal_restore_run(Journal *j, int root_fd, RestoreRun *run, ErrorIn
         if (run->n_deferred > 0)
                 log_notice("Keeping %zu unit knob(s) in the restore journal until the system bus is there.",
                            run->n_deferred);
+        if (run->n_kept > 0)
+                log_notice("Keeping %zu wteo tolerance(s) in the restore journal: wteo does not govern their CPUs now, "
+                           "and the kernel keeps the value set until it does; a later start puts them back.",
+                           run->n_kept);
         if (journal_compact(j) > 0 || j->fd < 0) {
                 int q = journal_rewrite(j);
                 if (q < 0)

@@ -15,10 +15,21 @@
  *   sys/devices/system/cpu/cpu1/cpuidle/state0/disable 0
  *   sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us 0
  *   sys/module/haltpoll/parameters/guest_halt_poll_ns 0
+ *   sys/module/wteo/parameters/learn_shift 4
+ *   sys/devices/system/cpu/cpu1/wteo/tolerance 102
  *
- * Only these four kinds of path (knob.h), and the workload keys of
+ * Only these six kinds of path (knob.h), and the workload keys of
  * knob-workload.h (task:, cgroup:, unit:), are accepted; anything else is
- * a corrupt line, reported and skipped. */
+ * a corrupt line, reported and skipped.
+ *
+ * Companion mode (companion.h): the governor the daemon switched to wteo
+ * is journaled before any wteo knob (those exist only under wteo), so
+ * newest first puts the wteo parameters and tolerances back before the
+ * governor.  A CPU's wteo/tolerance exists only while wteo governs it, and
+ * the kernel keeps its value across a governor switch: one whose file is
+ * missing while wteo does not govern is kept in the journal (not a
+ * failure; the file stays after a clean exit) and put back by a later
+ * restore or start that finds the file again. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -82,7 +93,9 @@ int journal_forget(Journal *j, char *const *paths, size_t n_paths);
  * is read back after the write.  A unit knob (knob-workload.h) while no
  * system bus is set (knob_workload_set_system_bus) is kept for a later
  * restore, noticed once, not a failure; one whose unit no longer exists
- * is forgotten.  Knobs put back or skipped are forgotten; the file is
+ * is forgotten.  A wteo tolerance whose file is missing: waited for like a
+ * state knob while wteo governs (its group is being made), else kept (see
+ * above).  Knobs put back or skipped are forgotten; the file is
  * deleted when none is left.  Returns the number of knobs put back, or
  * -EIO with e naming the knobs that failed (they stay in the journal). */
 int journal_restore(Journal *j, int root_fd, ErrorInfo *e);

@@ -19,6 +19,16 @@ char *knob_resume_latency_path(unsigned cpu, char buf[static KNOB_PATH_MAX]) {
         return buf;
 }
 
+/* Returns buf. */
+char *knob_wteo_tolerance_path(unsigned cpu, char buf[static KNOB_PATH_MAX]) {
+        snprintf(buf, KNOB_PATH_MAX, SYSFS_CPU_WTEO_TOLERANCE_FMT, cpu);
+        return buf;
+}
+
+bool knob_kind_system(KnobKind kind) {
+        return kind == KNOB_GOVERNOR || kind == KNOB_HALTPOLL || kind == KNOB_WTEO_PARAM;
+}
+
 /* Parses a decimal number without sign or leading zeros (except "0") at
  * the start of s.  Returns a pointer past it, or NULL. */
 static const char *skip_uint(const char *s, unsigned *ret) {
@@ -55,21 +65,28 @@ static bool haltpoll_param(const char *path) {
         return false;
 }
 
+/* Returns true for one of the wteo parameters the daemon may write. */
+static bool wteo_param(const char *path) {
+        return strcmp(path, SYSFS_WTEO_LEARN_SHIFT) == 0 || strcmp(path, SYSFS_WTEO_AGE_SHIFT) == 0 ||
+               strcmp(path, SYSFS_WTEO_EXPLORE_SHIFT) == 0;
+}
+
 /* Returns 0 or -EINVAL. */
 int knob_parse(const char *path, KnobId *ret) {
         unsigned cpu, state;
         const char *p;
 
-        if (strcmp(path, SYSFS_CPUIDLE_GOVERNOR) == 0 || haltpoll_param(path)) {
-                *ret = (KnobId) { .kind = haltpoll_param(path) ? KNOB_HALTPOLL : KNOB_GOVERNOR };
+        if (strcmp(path, SYSFS_CPUIDLE_GOVERNOR) == 0 || haltpoll_param(path) || wteo_param(path)) {
+                *ret = (KnobId) { .kind = haltpoll_param(path) ? KNOB_HALTPOLL :
+                                          wteo_param(path) ? KNOB_WTEO_PARAM : KNOB_GOVERNOR };
                 return 0;
         }
         p = skip_prefix(path, SYSFS_CPU_PREFIX);
         p = p ? skip_uint(p, &cpu) : NULL;
         if (!p)
                 return -EINVAL;
-        if (strcmp(p, "/" SYSFS_CPU_REL_RESUME_LATENCY) == 0) {
-                *ret = (KnobId) { .kind = KNOB_RESUME_LATENCY, .cpu = cpu };
+        if (strcmp(p, "/" SYSFS_CPU_REL_RESUME_LATENCY) == 0 || strcmp(p, "/" SYSFS_CPU_REL_WTEO_TOLERANCE) == 0) {
+                *ret = (KnobId) { .kind = p[1] == 'w' ? KNOB_WTEO_TOLERANCE : KNOB_RESUME_LATENCY, .cpu = cpu };
                 return 0;
         }
         p = skip_prefix(p, "/" SYSFS_CPU_REL_STATE);

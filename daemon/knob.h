@@ -13,21 +13,30 @@
 #define KNOB_VALUE_MAX 64
 
 /* The knobs' paths are in sysfs-paths.h: SYSFS_CPUIDLE_GOVERNOR,
- * SYSFS_CPU_STATE_DISABLE_FMT, SYSFS_CPU_RESUME_LATENCY_FMT and the
- * SYSFS_HALTPOLL_* parameters. */
+ * SYSFS_CPU_STATE_DISABLE_FMT, SYSFS_CPU_RESUME_LATENCY_FMT, the
+ * SYSFS_HALTPOLL_* parameters, and in companion mode the wteo governor's
+ * SYSFS_WTEO_* parameters and SYSFS_CPU_WTEO_TOLERANCE_FMT. */
 
 typedef enum KnobKind {
         KNOB_GOVERNOR,
         KNOB_STATE_DISABLE,
         KNOB_RESUME_LATENCY,
         KNOB_HALTPOLL,
+        KNOB_WTEO_PARAM,              /* learn_shift, age_shift, explore_shift (system-wide) */
+        KNOB_WTEO_TOLERANCE,          /* cpuN/wteo/tolerance: exists only while wteo governs N */
 } KnobKind;
+
+/* Returns true for the system-wide kinds (no CPU). */
+bool knob_kind_system(KnobKind kind);
 
 /* Formats the disable knob of cpu's idle state into buf.  Returns buf. */
 char *knob_state_disable_path(unsigned cpu, unsigned state, char buf[static KNOB_PATH_MAX]);
 
 /* Formats the resume latency knob of cpu into buf.  Returns buf. */
 char *knob_resume_latency_path(unsigned cpu, char buf[static KNOB_PATH_MAX]);
+
+/* Formats the wteo tolerance knob of cpu into buf.  Returns buf. */
+char *knob_wteo_tolerance_path(unsigned cpu, char buf[static KNOB_PATH_MAX]);
 
 /* What a knob path names. */
 typedef struct KnobId {
@@ -41,7 +50,8 @@ int knob_parse(const char *path, KnobId *ret);
 
 /* Recognises one of the knob paths (the governor, a state's disable, a
  * resume latency, one of the haltpoll parameters guest_halt_poll_ns,
- * _grow, _grow_start, _shrink, _allow_shrink).  Returns 0 and sets
+ * _grow, _grow_start, _shrink, _allow_shrink, one of the wteo parameters
+ * learn_shift, age_shift, explore_shift, a CPU's wteo tolerance).  Returns 0 and sets
  * *ret_kind and *ret_cpu (0 for the system-wide ones), or -EINVAL for any
  * other path. */
 int knob_parse_path(const char *path, KnobKind *ret_kind, unsigned *ret_cpu);

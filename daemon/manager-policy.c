@@ -42,6 +42,7 @@ void manager_policy_free(Manager *m) {
         m->policy = policy_loop_free(m->policy);
         policy_input_buffer_done(&m->policy_input);
         plan_enforcer_done(&m->enforcer);
+        companion_done(&m->companion);
         m->overrides = overrides_free(m->overrides);
         persist_done(&m->persist);
         free(m->profiles);
@@ -166,6 +167,7 @@ static PolicySources policy_sources(Manager *m) {
                 .calibration = m->calibration,
                 .overrides = m->overrides,
                 .journal = m->journal,
+                .companion = &m->companion,
         };
 }
 
@@ -184,9 +186,20 @@ void manager_policy_tick(Manager *m, uint64_t now_usec) {
         PolicySystem before = m->policy->sys;
         PolicySources src;
         PolicyStepInput in;
+        int r;
 
         if (calibrator_running(m->calibrator) || !m->sampling->has_rates || !read_system(m))
                 return;
+        r = companion_read(&m->companion, m->root_fd, &m->system, m->sampling);
+        if (r < 0) {
+                (void) sd_event_exit(m->event, log_oom());
+                return;
+        }
+        if (r > 0) {
+                log_info("%s companion mode: wteo %s the governor.", m->companion.active ? "Entering" : "Leaving",
+                         m->companion.active ? "is" : "is no longer");
+                manager_emit(m, "CompanionMode");
+        }
         src = policy_sources(m);
         if (policy_input_build(&m->policy_input, &src, &in) < 0) {
                 (void) sd_event_exit(m->event, log_oom());

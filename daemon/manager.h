@@ -11,6 +11,7 @@
 #include <systemd/sd-event.h>
 
 #include "calibrate.h"
+#include "companion.h"
 #include "config.h"
 #include "enforce.h"
 #include "journal.h"
@@ -97,6 +98,7 @@ struct Manager {
         PolicyInputBuffer policy_input;   /* the step's per-CPU input, reused */
         PlanEnforcer enforcer;
         CpuidleSystem system;        /* read at the last tick */
+        Companion companion;         /* companion mode: wteo governs (companion.h) */
         Calibration *calibration;    /* the calibration in use, or NULL */
         Calibrator *calibrator;      /* a running calibration, or NULL */
 

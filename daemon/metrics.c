@@ -294,6 +294,22 @@ static void put_profile_info(Exposition *x, Manager *m) {
         }
 }
 
+/* Companion mode: the tolerance the kernel shows per CPU. */
+static void put_wteo_tolerance(Exposition *x, const Manager *m) {
+        exposition_family(x, "idlepolicy_cpu_wteo_tolerance_ratio", EXPOSITION_GAUGE,
+                          "Companion mode: the wteo governor's accepted risk of too deep on the CPU (its tolerance / 1024).");
+        CPUSET_FOREACH(cpu, &m->sampling->topology->present) {
+                const CompanionCpu *c = companion_cpu(&m->companion, (unsigned) cpu);
+                char label[16];
+
+                if (!c || !c->has_tolerance)
+                        continue;
+                snprintf(label, sizeof(label), "%d", cpu);
+                exposition_double(x, "idlepolicy_cpu_wteo_tolerance_ratio", (const char *[]) { "cpu", label, NULL },
+                                  c->tolerance / 1024.0);
+        }
+}
+
 static void put_cpus(Exposition *x, Manager *m) {
         for (size_t f = 0; f < ELEMENTSOF(cpu_families); f++) {
                 exposition_family(x, cpu_families[f].name, cpu_families[f].type, cpu_families[f].help);
@@ -307,6 +323,7 @@ static void put_cpus(Exposition *x, Manager *m) {
         }
         put_plan_info(x, m);
         put_profile_info(x, m);
+        put_wteo_tolerance(x, m);
 }
 
 /* ---- the machine ---------------------------------------------------------- */
@@ -335,6 +352,9 @@ static void put_system(Exposition *x, const Manager *m) {
                                    "driver", sys.driver, NULL }, U64(1));
         put_one(x, "idlepolicy_mode_info", EXPOSITION_GAUGE, "The mode: observe or enforce (always 1).",
                 (const char *[]) { "mode", daemon_mode_to_string(m->mode), NULL }, U64(1));
+        put_one(x, "idlepolicy_companion_mode", EXPOSITION_GAUGE,
+                "1 in companion mode: the wteo governor governs, the daemon sets its parameters instead of disable bits.",
+                NULL, U64(m->companion.active));
         put_one(x, "idlepolicy_profile_info", EXPOSITION_GAUGE, "The machine's active profile (always 1).",
                 (const char *[]) { "profile", manager_profile(m)->name, NULL }, U64(1));
         put_one(x, "idlepolicy_tick_interval_seconds", EXPOSITION_GAUGE, "The sampling period.",

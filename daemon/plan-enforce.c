@@ -63,7 +63,7 @@ void plan_enforcer_sampled(PlanEnforcer *pe, const Sampling *s) {
                 const CpuidleCpuSample *smp;
                 KnobId id;
 
-                if (knob_parse(pe->unsampled[i].path, &id) < 0 || id.kind == KNOB_GOVERNOR || id.kind == KNOB_HALTPOLL)
+                if (knob_parse(pe->unsampled[i].path, &id) < 0 || knob_kind_system(id.kind) || id.kind == KNOB_WTEO_TOLERANCE)
                         continue;
                 smp = sampling_counters(s, id.cpu);
                 if (!smp || smp->fresh)
@@ -88,7 +88,53 @@ static int want_knob(WantedKnobs *l, const PlanEnforcer *pe, const PolicySources
         return wanted_knobs_add(l, path, want);
 }
 
-/* The disable knobs and the resume latency of one CPU. */
+static bool companion_mode(const PolicySources *in) {
+        return in->companion && in->companion->active;
+}
+
+/* The profile in force on cpu. */
+static const Profile *cpu_profile(const PolicySources *in, unsigned cpu) {
+        return cpu < in->n_choices && in->choices[cpu].profile ? in->choices[cpu].profile : in->profile;
+}
+
+/* Adds a wteo knob: value in companion mode, else back to its original if
+ * the daemon changed it.  Its current value is unknown here (the sampler
+ * does not read it): enforce_write_knobs() reads it and writes only if it
+ * differs.  Returns 0 or -ENOMEM. */
+static int want_wteo_knob(WantedKnobs *l, const PlanEnforcer *pe, const PolicySources *in, const char *path,
+                          unsigned value) {
+        char want[16];
+
+        snprintf(want, sizeof(want), "%u", value);
+        return want_knob(l, pe, in, path, companion_mode(in) ? want : NULL, "");
+}
+
+/* The wteo parameters (while the kernel has them) and the tolerance of
+ * every CPU whose file was there at the tick. */
+static int want_wteo(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl, const PolicySources *in) {
+        const ProfileWteo *w = &in->profile->wteo;
+        char path[KNOB_PATH_MAX];
+        int r = 0;
+
+        if (in->system->has_wteo) {
+                r = want_wteo_knob(l, pe, in, SYSFS_WTEO_LEARN_SHIFT, w->learn_shift);
+                if (r >= 0)
+                        r = want_wteo_knob(l, pe, in, SYSFS_WTEO_AGE_SHIFT, w->age_shift);
+                if (r >= 0)
+                        r = want_wteo_knob(l, pe, in, SYSFS_WTEO_EXPLORE_SHIFT, w->explore_shift);
+        }
+        for (unsigned cpu = 0; r >= 0 && cpu < pl->n_cpus; cpu++) {
+                const CompanionCpu *x = companion_cpu(in->companion, cpu);
+
+                if (x && x->has_tolerance)
+                        r = want_wteo_knob(l, pe, in, knob_wteo_tolerance_path(cpu, path),
+                                           cpu_profile(in, cpu)->wteo.tolerance);
+        }
+        return r;
+}
+
+/* The disable knobs and the resume latency of one CPU (in companion mode
+ * no disable bit: those the plan set go back). */
 static int want_cpu(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl, const PolicySources *in, unsigned cpu) {
         const PolicyCpu *c = &pl->cpus[cpu];
         const CpuidleCpuSample *smp = sampling_counters(in->sampling, cpu);
@@ -107,7 +153,8 @@ static int want_cpu(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl
                 return 0;
         for (unsigned k = 0; r >= 0 && k < n; k++)
                 if (info[k].files & CPUIDLE_HAS_DISABLE)
-                        r = want_knob(l, pe, in, knob_state_disable_path(cpu, k, path), c->allowed[k] ? "0" : "1",
+                        r = want_knob(l, pe, in, knob_state_disable_path(cpu, k, path),
+                                      companion_mode(in) ? NULL : c->allowed[k] ? "0" : "1",
                                       smp->states[k].disabled ? "1" : "0");
         if (r < 0 || !smp->has_resume_latency)
                 return r;
@@ -154,6 +201,8 @@ int plan_enforce(PlanEnforcer *pe, const PolicyLoop *l, const PolicySources *in,
         int r;
 
         r = want_governor(&list, pe, l, in, now_usec, governor_hold_usec, &governor);
+        if (r >= 0)
+                r = want_wteo(&list, pe, l, in);
         if (r >= 0)
                 r = want_haltpoll(&list, pe, l, in);
         for (unsigned cpu = 0; r >= 0 && cpu < l->n_cpus; cpu++)

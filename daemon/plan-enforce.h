@@ -8,6 +8,10 @@
  *   polling only  per-CPU pm_qos_resume_latency_us "n/a" (KVM guests)
  *   window        sys/module/haltpoll/parameters/guest_halt_poll_ns
  *   governor      what the profile asks for, switched at most once per hold
+ * and in companion mode (companion.h: wteo governs) no disable bit but
+ *   wteo          the three sys/module/wteo parameters from the machine's profile,
+ *                 per-CPU cpuN/wteo/tolerance from the CPU's profile;
+ *                 put back when companion mode ends
  * A knob set by hand (overrides.h) is never written; a knob the plan
  * changed and no longer wants changed gets its original value back.
  *

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "calibration.h"
+#include "companion.h"
 #include "cpuidle.h"
 #include "journal.h"
 #include "overrides.h"
@@ -26,6 +27,7 @@ typedef struct PolicySources {
         const Calibration *calibration;   /* NULL: not calibrated */
         const Overrides *overrides;
         const Journal *journal;           /* the knobs the daemon changed */
+        const Companion *companion;       /* companion mode (NULL: never) */
 } PolicySources;
 
 /* The per-CPU inputs, kept across ticks (no allocation per tick). */

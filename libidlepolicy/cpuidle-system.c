@@ -237,6 +237,22 @@ static int read_fast(CpuidleSystemReader *r, CpuidleSystem *s, ErrorInfo *e) {
         return k;
 }
 
+/* Sets s->has_wteo: the governor is listed (s->governors read already)
+ * and its parameters directory exists.  Returns 0 or a negative errno
+ * with e set. */
+static int read_has_wteo(const CpuidleSystemReader *r, CpuidleSystem *s, ErrorInfo *e) {
+        int k;
+
+        s->has_wteo = false;
+        if (!cpuidle_system_has_governor(s, CPUIDLE_GOVERNOR_WTEO))
+                return 0;
+        k = path_exists(r->root_fd, SYSFS_WTEO_DIR);
+        if (k < 0)
+                return errinfo_set(e, k, "%s: %s", SYSFS_WTEO_DIR, strerror(-k));
+        s->has_wteo = k > 0;
+        return 0;
+}
+
 /* Reads the files only full reads read.  Returns 0 or a negative errno
  * with e set. */
 static int read_slow(CpuidleSystemReader *r, CpuidleSystem *s, ErrorInfo *e) {
@@ -255,6 +271,8 @@ static int read_slow(CpuidleSystemReader *r, CpuidleSystem *s, ErrorInfo *e) {
                 if (k >= 0)
                         k = parse_governors(buf, s, e);
         }
+        if (k >= 0)
+                k = read_has_wteo(r, s, e);
         if (k >= 0)
                 k = read_param(r, FILE_GROW, &h->grow, NULL, e);
         if (k >= 0)
@@ -275,7 +293,8 @@ static bool fast_equal(const CpuidleSystem *a, const CpuidleSystem *b) {
 static bool system_equal(const CpuidleSystem *a, const CpuidleSystem *b) {
         const HaltpollParams *x = &a->haltpoll, *y = &b->haltpoll;
 
-        if (!fast_equal(a, b) || strcmp(a->driver, b->driver) != 0 || a->n_governors != b->n_governors)
+        if (!fast_equal(a, b) || strcmp(a->driver, b->driver) != 0 || a->n_governors != b->n_governors ||
+            a->has_wteo != b->has_wteo)
                 return false;
         for (unsigned i = 0; i < a->n_governors; i++)
                 if (strcmp(a->governors[i], b->governors[i]) != 0)

@@ -12,6 +12,7 @@
  *       power,usage,time,above,below,rejected,disable,default_status}
  *   sys/devices/system/cpu/cpuN/power/pm_qos_resume_latency_us
  *   sys/module/haltpoll/parameters/guest_halt_poll_{ns,grow,grow_start,shrink,allow_shrink}
+ *   sys/module/wteo/parameters (whether it exists: the wteo governor)
  */
 
 #include <limits.h>
@@ -80,6 +81,8 @@ typedef struct CpuidleSystem {
         bool governor_writable;     /* current_governor exists (5.8+) */
         unsigned n_governors;
         char governors[CPUIDLE_GOVERNORS_MAX][32];
+        bool has_wteo;              /* the kernel offers the wteo governor: "wteo" is in
+                                     * governors and sys/module/wteo/parameters exists */
         HaltpollParams haltpoll;
 } CpuidleSystem;
 
@@ -130,6 +133,9 @@ void cpuidle_system_reader_request_full(CpuidleSystemReader *r);
 
 /* Returns the number of files the last read pread() (0 before the first). */
 unsigned cpuidle_system_reader_files_read(const CpuidleSystemReader *r);
+
+/* The name of the companion governor (kernel/README.md). */
+#define CPUIDLE_GOVERNOR_WTEO "wteo"
 
 /* Returns true if name is listed in s->governors. */
 bool cpuidle_system_has_governor(const CpuidleSystem *s, const char *name);

@@ -31,6 +31,14 @@
 #define SYSFS_HALTPOLL_SHRINK           SYSFS_HALTPOLL_PARAM("guest_halt_poll_shrink")
 #define SYSFS_HALTPOLL_ALLOW_SHRINK     SYSFS_HALTPOLL_PARAM("guest_halt_poll_allow_shrink")
 
+/* The wteo governor's parameters (kernel/README.md), system-wide; the
+ * directory exists when the kernel has the governor. */
+#define SYSFS_WTEO_DIR                  "sys/module/wteo/parameters"
+#define SYSFS_WTEO_PARAM(name)          SYSFS_WTEO_DIR "/" name
+#define SYSFS_WTEO_LEARN_SHIFT          SYSFS_WTEO_PARAM("learn_shift")
+#define SYSFS_WTEO_AGE_SHIFT            SYSFS_WTEO_PARAM("age_shift")
+#define SYSFS_WTEO_EXPLORE_SHIFT        SYSFS_WTEO_PARAM("explore_shift")
+
 /* Per CPU (formats: the CPU, then what the name says). */
 #define SYSFS_CPU_PREFIX                SYSFS_CPU_DIR "/cpu"            /* + "N/..." */
 #define SYSFS_CPU_FMT                   SYSFS_CPU_PREFIX "%u"
@@ -40,11 +48,16 @@
 #define SYSFS_CPU_STATE_FILE_FMT        SYSFS_CPU_STATE_FMT "/%s"               /* cpu, state, file */
 #define SYSFS_CPU_STATE_DISABLE_FMT     SYSFS_CPU_STATE_FMT "/disable"          /* cpu, state */
 #define SYSFS_CPU_RESUME_LATENCY_FMT    SYSFS_CPU_FMT "/power/pm_qos_resume_latency_us"
+/* Present only while wteo governs the CPU (its enable() makes the group). */
+#define SYSFS_CPU_WTEO_FMT              SYSFS_CPU_FMT "/wteo"
+#define SYSFS_CPU_WTEO_TOLERANCE_FMT    SYSFS_CPU_WTEO_FMT "/tolerance"
+#define SYSFS_CPU_WTEO_MATRIX_FMT       SYSFS_CPU_WTEO_FMT "/matrix"
 
 /* The same per-CPU files relative to one CPU's directory (cpuN/...). */
 #define SYSFS_CPU_REL_CPUIDLE           "cpuidle"
 #define SYSFS_CPU_REL_STATE             "cpuidle/state"                 /* + "K/file" */
 #define SYSFS_CPU_REL_RESUME_LATENCY    "power/pm_qos_resume_latency_us"
+#define SYSFS_CPU_REL_WTEO_TOLERANCE    "wteo/tolerance"
 
 /* procfs. */
 #define PROCFS_STAT                     "proc/stat"

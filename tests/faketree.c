@@ -467,7 +467,8 @@ static int write_cpu(int root_fd, const Model *m, unsigned cpu, bool online) {
 static int write_system(int root_fd, const FakeTreeOptions *o) {
         char governors[512];
 
-        snprintf(governors, sizeof(governors), "%s ", o->governors);    /* the kernel's trailing space */
+        /* the kernel's trailing space */
+        snprintf(governors, sizeof(governors), "%s %s", o->governors, o->wteo ? "wteo " : "");
         const FileValue files[] = {
                 { "current_driver", o->driver }, { "current_governor", o->governor },
                 { "current_governor_ro", o->governor }, { "available_governors", governors },
@@ -568,6 +569,12 @@ int faketree_create(int root_fd, const FakeTreeOptions *o) {
                 r = write_cpu(root_fd, &m, c, cpuset_contains(&online, c));
         if (r >= 0 && o->haltpoll)
                 r = write_haltpoll(root_fd);
+        if (r >= 0)
+                r = faketree_rm_rf(root_fd, FAKETREE_WTEO_STORE);
+        if (r >= 0 && o->wteo)
+                r = faketree_wteo_create(root_fd);
+        if (r >= 0)
+                r = faketree_wteo_sync(root_fd);
         return r < 0 ? r : model_commit(root_fd, &m);
 }
 
@@ -615,8 +622,7 @@ int faketree_bump_proc(int root_fd, unsigned cpu, uint64_t busy, uint64_t idle,
         return model_commit(root_fd, &m);
 }
 
-/* Returns the number of stateK directories of cpu. */
-static unsigned count_states(int root_fd, unsigned cpu) {
+unsigned faketree_count_states(int root_fd, unsigned cpu) {
         char path[128];
         unsigned n = 0;
 
@@ -636,7 +642,7 @@ static uint64_t advance(uint64_t per_second, uint64_t a, uint64_t b) {
 /* Plausible idle activity on cpu from a to b: deeper states see fewer,
  * longer entries, and all states together fill 70% of the time. */
 static int tick_states(int root_fd, unsigned cpu, uint64_t a, uint64_t b) {
-        unsigned n = count_states(root_fd, cpu);
+        unsigned n = faketree_count_states(root_fd, cpu);
         int r = 0;
 
         for (unsigned k = 0; r >= 0 && k < n; k++) {
@@ -791,5 +797,7 @@ int faketree_switch_governor(int root_fd, const char *governor) {
         r = write_file(root_fd, NULL, CPU_DIR "/cpuidle/current_governor", "%s\n", governor);
         if (r >= 0)
                 r = write_file(root_fd, NULL, CPU_DIR "/cpuidle/current_governor_ro", "%s\n", governor);
-        return r;
+        if (r >= 0)
+                r = faketree_wteo_sync(root_fd);
+        return r < 0 ? r : 0;
 }

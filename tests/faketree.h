@@ -11,6 +11,8 @@
  *   sys/devices/system/cpu/cpuN/power/pm_qos_resume_latency_us
  *   sys/devices/system/cpu/cpuidle/{current_driver,current_governor,current_governor_ro,available_governors}
  *   sys/module/haltpoll/parameters/guest_halt_poll_*
+ *   sys/module/wteo/parameters/{learn_shift,age_shift,explore_shift} (option wteo)
+ *   sys/devices/system/cpu/cpuN/wteo/{tolerance,matrix} (while the governor is wteo)
  *   proc/stat, proc/interrupts
  *
  * The per-CPU /proc counters live in a small model file ".faketree" next to
@@ -45,6 +47,8 @@ typedef struct FakeTreeOptions {
         const char *offline;        /* CPU list offline from the start, default none */
         bool haltpoll;              /* sys/module/haltpoll/parameters (default true) */
         bool old_kernel;            /* no above/below/rejected/default_status files */
+        bool wteo;                  /* offer the wteo governor: listed in available_governors
+                                     * (appended) and sys/module/wteo/parameters */
 } FakeTreeOptions;
 
 /* Counter increments for faketree_bump_state(). */
@@ -98,3 +102,27 @@ int faketree_write_states(int root_fd, unsigned cpu, const FakeState *states, un
  * for a moment and comes back whole (built aside, then renamed in place),
  * as sysfs recreates it: a reader finds it missing or complete. */
 int faketree_switch_governor(int root_fd, const char *governor);
+
+/* Returns the number of stateK directories of cpu. */
+unsigned faketree_count_states(int root_fd, unsigned cpu);
+
+/* ---- the wteo governor (faketree-wteo.c) ---------------------------------
+ * A plain directory cannot react to a write of current_governor the way
+ * the kernel does (its enable() makes cpuN/wteo, disable() removes it), so
+ * faketree_wteo_sync() does it on call: faketree_create() and
+ * faketree_switch_governor() call it, and "make-faketree DIR
+ * --follow-governor" calls it every 2 ms for writes made by others. */
+
+/* Where a CPU's tolerance waits while wteo does not govern (the kernel
+ * keeps it across a switch). */
+#define FAKETREE_WTEO_STORE ".faketree-wteo"
+
+/* Writes sys/module/wteo/parameters with wteo-core.h's defaults. */
+int faketree_wteo_create(int root_fd);
+/* Makes every online CPU's cpuN/wteo (tolerance kept from before, default
+ * 102; matrix the prior for its states) when current_governor is wteo and
+ * the parameters exist; removes them otherwise.  Returns the number of
+ * CPUs changed or a negative errno. */
+int faketree_wteo_sync(int root_fd);
+/* Replaces cpu's wteo/matrix by text (as it is, for bad content too). */
+int faketree_wteo_write_matrix(int root_fd, unsigned cpu, const char *text);

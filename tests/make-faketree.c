@@ -28,6 +28,10 @@ static void help(void) {
                "  make-faketree DIR --set-online LIST       bring CPUs back online\n"
                "  make-faketree DIR --switch-governor NAME  switch the governor: per-CPU cpuidle dirs are\n"
                "                                            recreated (open fds go stale), counters kept\n"
+               "  make-faketree DIR --follow-governor       until killed, every 2 ms: make or remove the\n"
+               "                                            cpuN/wteo dirs as the kernel does when someone\n"
+               "                                            writes current_governor (a plain directory\n"
+               "                                            cannot react to the write by itself)\n"
                "\n"
                "Options when creating:\n"
                "  --cpus N           present CPUs (default 2)\n"
@@ -40,6 +44,8 @@ static void help(void) {
                "  --offline LIST     CPUs offline from the start, kernel list syntax (\"1,3-4\")\n"
                "  --no-haltpoll      no sys/module/haltpoll/parameters\n"
                "  --old-kernel       states without above, below, rejected, default_status\n"
+               "  --wteo             offer the wteo governor: listed, sys/module/wteo/parameters, and\n"
+               "                     cpuN/wteo/{tolerance,matrix} while it is the governor\n"
                "\n"
                "The tree holds sys/devices/system/cpu/..., sys/module/haltpoll/parameters/...,\n"
                "proc/stat, proc/interrupts and a model file .faketree.  Counter files are\n"
@@ -53,6 +59,7 @@ typedef enum Command {
         COMMAND_OFFLINE,
         COMMAND_ONLINE,
         COMMAND_SWITCH,
+        COMMAND_FOLLOW,
 } Command;
 
 typedef struct Args {
@@ -92,7 +99,8 @@ static uint64_t now_usec(void) {
 /* Sets the command, refusing a second one.  Returns 0 or -EINVAL. */
 static int set_command(Args *a, Command c, const char *arg) {
         if (a->command != COMMAND_CREATE) {
-                fprintf(stderr, "make-faketree: only one of --tick, --advance-usec, --set-offline, --set-online, --switch-governor\n");
+                fprintf(stderr, "make-faketree: only one of --tick, --advance-usec, --set-offline, --set-online, --switch-governor, "
+                                "--follow-governor\n");
                 return -EINVAL;
         }
         a->command = c;
@@ -101,7 +109,8 @@ static int set_command(Args *a, Command c, const char *arg) {
 }
 
 enum { ARG_TICK = 0x100, ARG_ADVANCE, ARG_SET_OFFLINE, ARG_SET_ONLINE, ARG_SWITCH, ARG_CPUS, ARG_STATES,
-       ARG_SMT, ARG_DRIVER, ARG_GOVERNOR, ARG_GOVERNORS, ARG_OFFLINE, ARG_NO_HALTPOLL, ARG_OLD_KERNEL };
+       ARG_SMT, ARG_DRIVER, ARG_GOVERNOR, ARG_GOVERNORS, ARG_OFFLINE, ARG_NO_HALTPOLL, ARG_OLD_KERNEL,
+       ARG_WTEO, ARG_FOLLOW };
 static const struct option long_options[] = {
         { "help", no_argument, NULL, 'h' },
         { "tick", no_argument, NULL, ARG_TICK },
@@ -118,6 +127,8 @@ static const struct option long_options[] = {
         { "offline", required_argument, NULL, ARG_OFFLINE },
         { "no-haltpoll", no_argument, NULL, ARG_NO_HALTPOLL },
         { "old-kernel", no_argument, NULL, ARG_OLD_KERNEL },
+        { "wteo", no_argument, NULL, ARG_WTEO },
+        { "follow-governor", no_argument, NULL, ARG_FOLLOW },
         {}
 };
 
@@ -146,6 +157,8 @@ static int parse_args(int argc, char **argv, Args *a) {
                 case ARG_OFFLINE: a->options.offline = optarg; break;
                 case ARG_NO_HALTPOLL: a->options.haltpoll = false; break;
                 case ARG_OLD_KERNEL: a->options.old_kernel = true; break;
+                case ARG_WTEO: a->options.wteo = true; break;
+                case ARG_FOLLOW: r = set_command(a, COMMAND_FOLLOW, NULL); break;
                 default: return -EINVAL;
                 }
         }
@@ -177,6 +190,20 @@ static int for_each_cpu(int fd, const char *list, int (*f)(int, unsigned)) {
         return 0;
 }
 
+/* --follow-governor: what the kernel does at a write of current_governor,
+ * every 2 ms until killed (SIGTERM).  Returns a negative errno on failure. */
+static int follow_governor(int fd) {
+        const struct timespec step = { .tv_nsec = 2 * 1000 * 1000 };
+
+        for (;;) {
+                int r = faketree_wteo_sync(fd);
+
+                if (r < 0)
+                        return r;
+                (void) nanosleep(&step, NULL);
+        }
+}
+
 static int run(const Args *a) {
         if (a->command == COMMAND_CREATE && mkdir(a->dir, 0755) < 0 && errno != EEXIST)
                 return -errno;
@@ -197,6 +224,8 @@ static int run(const Args *a) {
                 return for_each_cpu(fd, a->arg, faketree_set_online);
         case COMMAND_SWITCH:
                 return faketree_switch_governor(fd, a->arg);
+        case COMMAND_FOLLOW:
+                return follow_governor(fd);
         }
         return -EINVAL;
 }

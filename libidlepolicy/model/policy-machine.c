@@ -184,7 +184,9 @@ static void forget_groups(PolicySystem *sys, const PolicyStepInput *in) {
 /* The governor the profile wants now, or "" for no opinion; *ret_required
  * says whether the plan needs it (a poll window works only under the
  * haltpoll governor) rather than merely prefers it (menu does not stop the
- * tick on every idle entry: each stop is a VM exit on a guest). */
+ * tick on every idle entry: each stop is a VM exit on a guest).  "auto"
+ * prefers wteo, the companion governor, wherever the kernel offers it,
+ * except on a guest whose plan needs a poll window. */
 static const char *wanted_governor(const PolicyLoop *l, const PolicyStepInput *in, bool *ret_required) {
         const Profile *p = in->profile;
         const char *g = "";
@@ -194,9 +196,9 @@ static const char *wanted_governor(const PolicyLoop *l, const PolicyStepInput *i
                 return "";
         if (p->governor == PROFILE_GOVERNOR_NAMED)
                 g = p->governor_name;
-        else if (p->governor == PROFILE_GOVERNOR_AUTO && l->sys.kvm) {
-                *ret_required = l->sys.has_poll && l->sys.poll.mode == POLL_MODE_WINDOW;
-                g = *ret_required ? "haltpoll" : "menu";
+        else if (p->governor == PROFILE_GOVERNOR_AUTO) {
+                *ret_required = l->sys.kvm && l->sys.has_poll && l->sys.poll.mode == POLL_MODE_WINDOW;
+                g = *ret_required ? "haltpoll" : in->system->has_wteo ? CPUIDLE_GOVERNOR_WTEO : l->sys.kvm ? "menu" : "";
         }
         if (!cpuidle_system_has_governor(in->system, g)) {
                 *ret_required = false;

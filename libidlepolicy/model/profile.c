@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "profile-wteo.h"
 
 #define PCT_TO_Q10(p) ((unsigned) (((p) * 1024u + 50u) / 100u))   /* rounded, as the parser does */
 
@@ -19,6 +20,7 @@ typedef enum KeyKind {
         KEY_PERCENT,      /* 0..100 in the file, Q10 stored */
         KEY_RATIO,        /* a real number in the file, Q10 stored */
         KEY_GOVERNOR,
+        KEY_WTEO,         /* the object of profile-wteo.c */
 } KeyKind;
 
 typedef struct ProfileKey {
@@ -49,10 +51,11 @@ static const ProfileKey profile_keys[] = {
         KEY("explore_shift", KEY_INTEGER, explore_shift, 0, 15, "must be an integer between 0 (never) and 15"),
         KEY("hold_ticks", KEY_INTEGER, hold_ticks, 0, 3600, "must be an integer between 0 and 3600"),
         KEY("governor", KEY_GOVERNOR, governor, 0, 0,
-            "must be \"keep\", \"auto\", \"menu\", \"teo\", \"ladder\" or \"haltpoll\""),
+            "must be \"keep\", \"auto\", \"menu\", \"teo\", \"ladder\", \"haltpoll\" or \"wteo\""),
+        KEY("wteo", KEY_WTEO, wteo, 0, 0, NULL),
 };
 
-static const char *const governor_names[] = { "menu", "teo", "ladder", "haltpoll" };
+static const char *const governor_names[] = { "menu", "teo", "ladder", "haltpoll", "wteo" };
 
 void profile_init(Profile *p, const char *name) {
         *p = (Profile) {
@@ -68,6 +71,7 @@ void profile_init(Profile *p, const char *name) {
                 .hold_ticks = 2,
                 .governor = PROFILE_GOVERNOR_AUTO,
         };
+        profile_wteo_init(&p->wteo);
         snprintf(p->name, sizeof(p->name), "%s", name ? name : "");
         snprintf(p->description, sizeof(p->description), "%s", "");
 }
@@ -180,6 +184,11 @@ static int apply_object(json_t *root, const char *fn, const char *filename, Prof
 
                 if (!k)
                         return errinfo_set(e, -EINVAL, "%s: key \"%s\": unknown key", fn, key);
+                if (k->kind == KEY_WTEO) {
+                        if (profile_wteo_parse(v, fn, &p->wteo, e) < 0)
+                                return -EINVAL;
+                        continue;
+                }
                 if (parse_key(k, v, p) < 0)
                         return errinfo_set(e, -EINVAL, "%s: key \"%s\": %s", fn, key, k->requirement);
         }
@@ -253,6 +262,8 @@ static json_t *key_to_json(const ProfileKey *k, const Profile *p) {
                 return q10_to_json(u, 100);
         case KEY_RATIO:
                 return q10_to_json(u, 1);
+        case KEY_WTEO:
+                return profile_wteo_to_json(&p->wteo);
         default:
                 return json_integer(u);
         }

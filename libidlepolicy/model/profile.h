@@ -20,6 +20,18 @@ typedef enum ProfileGovernor {
         PROFILE_GOVERNOR_NAMED,       /* use governor_name */
 } ProfileGovernor;
 
+/* What the profile pushes to the wteo kernel governor in companion mode
+ * (the key "wteo"; ranges and defaults those of wteo-core.h). */
+typedef struct ProfileWteo {
+        unsigned learn_shift;         /* 1..15, WTEO_LEARN_SHIFT_DEFAULT */
+        unsigned age_shift;           /* 1..15, WTEO_AGE_SHIFT_DEFAULT */
+        unsigned explore_shift;       /* 0..15, WTEO_EXPLORE_SHIFT_DEFAULT */
+        unsigned tolerance;           /* per CPU, 0..1024 (1/1024), WTEO_TOLERANCE_DEFAULT */
+} ProfileWteo;
+
+/* Sets w to wteo-core.h's defaults. */
+void profile_wteo_init(ProfileWteo *w);
+
 typedef struct Profile {
         char name[PROFILE_NAME_MAX];
         char description[128];
@@ -37,6 +49,7 @@ typedef struct Profile {
         unsigned hold_ticks;          /* a cap/floor holds at least this many ticks before it moves again */
         ProfileGovernor governor;
         char governor_name[32];
+        ProfileWteo wteo;
 } Profile;
 
 typedef struct ProfileSet {
@@ -55,8 +68,10 @@ void profile_init(Profile *p, const char *name);
  * Percentages in the file are given as numbers 0..100 (e.g. "too_deep_tolerance": 10)
  * and stored as Q10 (rounded); "burn_price" is a plain ratio 0..1000 (e.g. 0.25)
  * stored as Q10; "governor" is "keep", "auto" or one of menu, teo, ladder,
- * haltpoll; keys left out keep profile_init()'s defaults (the balanced
- * ones).  Returns 0; *ret untouched on failure. */
+ * haltpoll, wteo; "wteo" is an object of the integers learn_shift,
+ * age_shift, explore_shift and tolerance (each optional, e.g.
+ * "FILE: key \"wteo.tolerance\": must be ..." when out of range); keys
+ * left out keep profile_init()'s defaults (the balanced ones).  Returns 0; *ret untouched on failure. */
 int profile_parse(const char *text, const char *filename, Profile *ret, ErrorInfo *e);
 
 /* Adds or replaces p in s by name.  Returns 0, or -E2BIG when full. */

@@ -357,6 +357,28 @@ class Metrics(MetricsTestCase):
                          {'a_bucket'})
 
 
+class Companion(MetricsTestCase):
+    """A kernel where wteo governs (observe mode: the daemon changes
+    nothing): companion mode and each CPU's tolerance, promtool-clean."""
+    TREE_ARGS = ['--cpus', '2', '--states', '3', '--driver', 'intel_idle', '--governor', 'wteo',
+                 '--governors', 'menu teo', '--no-haltpoll', '--wteo']
+
+    def test_companion_gauges(self):
+        T.write(self.tree, f'{T.CPU_DIR}/cpu1/wteo/tolerance', '51')
+        self.start_daemon()
+        with self.ticking():
+            self.wait_ticks()
+        text = self.method_metrics()
+        r = promtool('check', 'metrics', stdin=text)
+        self.assertEqual((r.returncode, r.stdout + r.stderr), (0, ''), 'promtool check metrics')
+        samples, families = parse_exposition(text)
+        self.assertEqual(families['idlepolicy_companion_mode'][0], 'gauge')
+        self.assertEqual(series(samples, 'idlepolicy_companion_mode'), 1)
+        self.assertEqual(series(samples, 'idlepolicy_cpu_wteo_tolerance_ratio', cpu='0'), 102 / 1024)
+        self.assertEqual(series(samples, 'idlepolicy_cpu_wteo_tolerance_ratio', cpu='1'), 51 / 1024)
+        self.assertEqual(series(samples, 'idlepolicy_knobs_changed'), 0)
+
+
 class Textfile(MetricsTestCase):
 
     def setUp(self):

@@ -140,6 +140,72 @@ START_TEST(test_vanished_directory_kept_until_back) {
 }
 END_TEST
 
+/* ---- companion mode: a wteo tolerance whose file left with the governor ---- */
+
+#define TOLERANCE(cpu) "sys/devices/system/cpu/cpu" #cpu "/wteo/tolerance"
+
+static FakeTree *wteo_tree(void) {
+        FakeTreeOptions o;
+
+        faketree_options_init(&o);
+        o.driver = "intel_idle";
+        o.governor = "wteo";
+        o.wteo = true;
+        return unit_tree(&o);
+}
+
+/* Switched away: kept (not a failure), the parameter still put back;
+ * wteo back: the kept value (the kernel's) is put back then. */
+START_TEST(test_wteo_tolerance_kept_until_back) {
+        FakeTree *t = wteo_tree();
+        Journal *j = journal_test_open(t);
+        ErrorInfo e = {};
+        size_t n;
+
+        change_knob(j, t, "sys/module/wteo/parameters/learn_shift", "9");
+        change_knob(j, t, TOLERANCE(1), "51");
+        ck_assert_int_eq(faketree_switch_governor(t->fd, "menu"), 0);
+        ck_assert_int_eq(journal_restore(j, t->fd, &e), 1);
+        assert_knob(t, "sys/module/wteo/parameters/learn_shift", "4");
+        (void) journal_entries(j, &n);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_str_eq(journal_original(j, TOLERANCE(1)), "102");
+        ck_assert_int_eq(faketree_switch_governor(t->fd, "wteo"), 0);
+        assert_knob(t, TOLERANCE(1), "51");
+        ck_assert_int_eq(journal_restore(j, t->fd, &e), 1);
+        assert_knob(t, TOLERANCE(1), "102");
+        (void) journal_entries(j, &n);
+        ck_assert_uint_eq(n, 0);
+        journal_free(j);
+}
+END_TEST
+
+/* The governor switched back to wteo by the same restore (journaled after
+ * the tolerance): the tolerance's group is being made, waited for. */
+static void *wteo_sync_later(void *arg) {
+        usleep(100 * 1000);
+        ck_assert_int_ge(faketree_wteo_sync(*(int *) arg), 0);
+        return NULL;
+}
+
+START_TEST(test_wteo_tolerance_waited_for_under_wteo) {
+        FakeTree *t = wteo_tree();
+        Journal *j = journal_test_open(t);
+        ErrorInfo e = {};
+        pthread_t thread;
+
+        change_knob(j, t, TOLERANCE(0), "51");
+        ck_assert_int_eq(faketree_switch_governor(t->fd, "menu"), 0);
+        /* the governor says wteo, its groups are not there yet */
+        ck_assert_int_eq(faketree_write(t->fd, "sys/devices/system/cpu/cpuidle/current_governor", "wteo\n"), 0);
+        ck_assert_int_eq(pthread_create(&thread, NULL, wteo_sync_later, &t->fd), 0);
+        ck_assert_int_eq(journal_restore(j, t->fd, &e), 1);
+        ck_assert_int_eq(pthread_join(thread, NULL), 0);
+        assert_knob(t, TOLERANCE(0), "102");
+        journal_free(j);
+}
+END_TEST
+
 START_TEST(test_offline_cpu_forgotten) {
         FakeTree *t = unit_tree(NULL);
         Journal *j = journal_test_open(t);
@@ -398,6 +464,8 @@ static Suite *journal_suite(void) {
         tcase_add_test(tc, test_vanished_directory_is_waited_for);
         tcase_add_test(tc, test_vanished_directory_kept_until_back);
         tcase_add_test(tc, test_offline_cpu_forgotten);
+        tcase_add_test(tc, test_wteo_tolerance_kept_until_back);
+        tcase_add_test(tc, test_wteo_tolerance_waited_for_under_wteo);
         tcase_add_test(tc, test_restore_during_switch_storm);
         tc = unit_tcase(s, "attacks");
         tcase_set_timeout(tc, 60);

@@ -951,6 +951,71 @@ START_TEST(test_bound_released) {
 }
 END_TEST
 
+/* The kernel offers wteo (listed, and its parameters directory there). */
+static void offer_wteo(Machine *m, bool params_dir) {
+        snprintf(m->system.governors[m->system.n_governors++], sizeof(m->system.governors[0]), "wteo");
+        m->system.has_wteo = params_dir;
+}
+
+/* "auto" selects wteo wherever the kernel offers it, on a guest too, but a
+ * poll window still needs haltpoll; a named governor and "keep" are kept;
+ * wteo listed without its parameters is not offered. */
+START_TEST(test_governor_wteo) {
+        static const struct {
+                const char *profile;
+                bool params_dir;
+                const char *governor;
+        } bare[] = {
+                { "balanced", true, "wteo" },
+                { "latency", true, "wteo" },
+                { "balanced", false, "" },            /* auto off a guest without wteo: no opinion */
+        };
+        Machine m;
+
+        for (unsigned i = 0; i < sizeof(bare) / sizeof(bare[0]); i++) {
+                machine_init(&m, 1, skylake, 3, bare[i].profile, bare[i].profile);
+                offer_wteo(&m, bare[i].params_dir);
+                tick_begin(&m, 0, 100, 100, 0);
+                step(&m, NEVER);
+                ck_assert_str_eq(m.loop->sys.governor, bare[i].governor);
+                ck_assert(!m.loop->sys.governor_required);
+                machine_done(&m);
+        }
+
+        machine_init(&m, 1, skylake, 3, "balanced", "balanced");
+        offer_wteo(&m, true);
+        m.profile.governor = PROFILE_GOVERNOR_NAMED;
+        snprintf(m.profile.governor_name, sizeof(m.profile.governor_name), "teo");
+        step(&m, NEVER);
+        ck_assert_str_eq(m.loop->sys.governor, "teo");
+        m.profile.governor = PROFILE_GOVERNOR_KEEP;
+        step(&m, NEVER);
+        ck_assert_str_eq(m.loop->sys.governor, "");
+        m.profile.governor = PROFILE_GOVERNOR_NAMED;
+        snprintf(m.profile.governor_name, sizeof(m.profile.governor_name), "wteo");
+        step(&m, NEVER);
+        ck_assert_str_eq(m.loop->sys.governor, "wteo");
+        machine_done(&m);
+
+        /* A guest: no window yet (not calibrated) → wteo instead of menu;
+         * a window → haltpoll, required. */
+        machine_kvm(&m, "balanced", "balanced", 0);
+        offer_wteo(&m, true);
+        kvm_round_trips(&m);
+        step(&m, NEVER);
+        ck_assert_str_eq(m.loop->sys.governor, "wteo");
+        machine_done(&m);
+        machine_kvm(&m, "balanced", "balanced", HALT_WAKEUP_US);
+        offer_wteo(&m, true);
+        kvm_round_trips(&m);
+        step(&m, NEVER);
+        ck_assert_int_eq(m.loop->sys.poll.mode, POLL_MODE_WINDOW);
+        ck_assert_str_eq(m.loop->sys.governor, "haltpoll");
+        ck_assert(m.loop->sys.governor_required);
+        machine_done(&m);
+}
+END_TEST
+
 static Suite *step_suite(void) {
         Suite *s = suite_create("policy-step");
         TCase *kvm = tcase_create("kvm"), *core = tcase_create("core"), *bugs = tcase_create("known-bugs");
@@ -972,6 +1037,7 @@ static Suite *step_suite(void) {
         tcase_add_test(core, test_hold);
         tcase_add_test(core, test_profile_switch_releases_hold);
         tcase_add_test(core, test_offline_and_changed);
+        tcase_add_test(core, test_governor_wteo);
         suite_add_tcase(s, core);
         tcase_add_test(bugs, test_slot_beyond_input);
         tcase_add_test(bugs, test_bound_released);

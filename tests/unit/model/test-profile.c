@@ -56,6 +56,18 @@ static const BadCase bad_cases[] = {
         { "{\"name\": \"x\",}", "x.json", "x.json:1:" },
         { "", "x.json", "x.json:" },
         { "{\"name\": \"x\", \"name\": \"y\"}", "x.json", "x.json:1:" },
+        { "{\"wteo\": 3}", "x.json", "x.json: key \"wteo\": must be an object" },
+        { "{\"wteo\": {\"learn\": 4}}", "x.json", "key \"wteo.learn\": unknown key" },
+        { "{\"wteo\": {\"learn_shift\": 0}}", "x.json", "key \"wteo.learn_shift\": must be an integer between 1 and 15" },
+        { "{\"wteo\": {\"learn_shift\": 16}}", "x.json", "key \"wteo.learn_shift\"" },
+        { "{\"wteo\": {\"age_shift\": 0}}", "x.json", "key \"wteo.age_shift\": must be an integer between 1 and 15" },
+        { "{\"wteo\": {\"explore_shift\": -1}}", "x.json", "key \"wteo.explore_shift\": must be an integer between 0 and 15" },
+        { "{\"wteo\": {\"explore_shift\": 16}}", "x.json", "key \"wteo.explore_shift\"" },
+        { "{\"wteo\": {\"tolerance\": 1025}}", "x.json", "key \"wteo.tolerance\": must be an integer between 0 and 1024" },
+        { "{\"wteo\": {\"tolerance\": 10.5}}", "x.json", "key \"wteo.tolerance\"" },
+        { "{\"wteo\": {\"tolerance\": \"51\"}}", "x.json", "key \"wteo.tolerance\"" },
+        { "{\"wteo\": {\"tolerance\": 51, \"tolerance\": 52}}", "x.json", "x.json:1:" },
+        { "{\"governor\": \"wteo2\"}", "x.json", "key \"governor\": must be \"keep\", \"auto\"" },
 };
 
 START_TEST(test_bad_files) {
@@ -97,6 +109,30 @@ START_TEST(test_units_and_defaults) {
 }
 END_TEST
 
+/* The "wteo" object: each key optional, the others at wteo-core.h's
+ * defaults; "governor": "wteo" names the governor. */
+START_TEST(test_wteo_object) {
+        ErrorInfo e = {};
+        Profile p;
+
+        ck_assert_int_eq(profile_parse("{}", "d.json", &p, &e), 0);
+        ck_assert_uint_eq(p.wteo.learn_shift, 4);
+        ck_assert_uint_eq(p.wteo.age_shift, 6);
+        ck_assert_uint_eq(p.wteo.explore_shift, 0);
+        ck_assert_uint_eq(p.wteo.tolerance, 102);
+        ck_assert_int_eq(profile_parse("{\"wteo\": {\"tolerance\": 0, \"explore_shift\": 15}, \"governor\": \"wteo\"}",
+                                       "w.json", &p, &e), 0);
+        ck_assert_uint_eq(p.wteo.tolerance, 0);
+        ck_assert_uint_eq(p.wteo.explore_shift, 15);
+        ck_assert_uint_eq(p.wteo.learn_shift, 4);
+        ck_assert_uint_eq(p.wteo.age_shift, 6);
+        ck_assert_int_eq(p.governor, PROFILE_GOVERNOR_NAMED);
+        ck_assert_str_eq(p.governor_name, "wteo");
+        ck_assert_int_eq(profile_parse("{\"wteo\": {}}", "w.json", &p, &e), 0);
+        ck_assert_uint_eq(p.wteo.tolerance, 102);
+}
+END_TEST
+
 static void assert_profile_eq(const Profile *a, const Profile *b) {
         ck_assert_str_eq(a->name, b->name);
         ck_assert_str_eq(a->description, b->description);
@@ -112,6 +148,10 @@ static void assert_profile_eq(const Profile *a, const Profile *b) {
         ck_assert_uint_eq(a->hold_ticks, b->hold_ticks);
         ck_assert_int_eq(a->governor, b->governor);
         ck_assert_str_eq(a->governor_name, b->governor_name);
+        ck_assert_uint_eq(a->wteo.learn_shift, b->wteo.learn_shift);
+        ck_assert_uint_eq(a->wteo.age_shift, b->wteo.age_shift);
+        ck_assert_uint_eq(a->wteo.explore_shift, b->wteo.explore_shift);
+        ck_assert_uint_eq(a->wteo.tolerance, b->wteo.tolerance);
 }
 
 static void assert_round_trip(const Profile *p) {
@@ -146,6 +186,10 @@ START_TEST(test_round_trip) {
         assert_round_trip(&p);
         p.governor = PROFILE_GOVERNOR_AUTO;
         p.governor_name[0] = '\0';
+        assert_round_trip(&p);
+        p.wteo = (ProfileWteo) { .learn_shift = 15, .age_shift = 1, .explore_shift = 15, .tolerance = 1024 };
+        assert_round_trip(&p);
+        p.wteo = (ProfileWteo) { .learn_shift = 1, .age_shift = 15, .explore_shift = 0, .tolerance = 0 };
         assert_round_trip(&p);
 }
 END_TEST
@@ -219,6 +263,12 @@ START_TEST(test_shipped) {
         ck_assert_uint_gt(p[3].latency_limit_us, 0);
         ck_assert_uint_le(p[3].latency_limit_us, 20);
         ck_assert_uint_lt(p[3].burn_price, p[0].burn_price + 1);
+        /* companion mode's tolerances (1/1024): latency 51, performance 77,
+         * balanced 102 (the default), power-saver 256 */
+        ck_assert_uint_eq(p[3].wteo.tolerance, 51);
+        ck_assert_uint_eq(p[0].wteo.tolerance, 77);
+        ck_assert_uint_eq(p[1].wteo.tolerance, 102);
+        ck_assert_uint_eq(p[2].wteo.tolerance, 256);
 }
 END_TEST
 
@@ -228,6 +278,7 @@ static Suite *profile_suite(void) {
 
         tcase_add_loop_test(tc, test_bad_files, 0, (int) (sizeof(bad_cases) / sizeof(bad_cases[0])));
         tcase_add_test(tc, test_units_and_defaults);
+        tcase_add_test(tc, test_wteo_object);
         tcase_add_test(tc, test_round_trip);
         tcase_add_test(tc, test_set);
         tcase_add_test(tc, test_shipped);
