@@ -17,7 +17,7 @@
  *   sys/module/haltpoll/parameters/guest_halt_poll_ns 0
  *
  * Only these four kinds of path (knob.h), and the workload keys of
- * knob-workload.h (task:, cgroup:, unit:), are accepted; anything else is
+ * knob-workload.h (task:, cgroup:, unit:, irq:), are accepted; anything else is
  * a corrupt line, reported and skipped. */
 
 #include <stdbool.h>

@@ -26,6 +26,7 @@ typedef struct PolicySources {
         const Calibration *calibration;   /* NULL: not calibrated */
         const Overrides *overrides;
         const Journal *journal;           /* the knobs the daemon changed */
+        const CpuSet *consolidation_freed;  /* the CPUs consolidation freed; NULL: none */
 } PolicySources;
 
 /* The per-CPU inputs, kept across ticks (no allocation per tick). */

@@ -50,6 +50,8 @@ static const ProfileKey profile_keys[] = {
         KEY("hold_ticks", KEY_INTEGER, hold_ticks, 0, 3600, "must be an integer between 0 and 3600"),
         KEY("governor", KEY_GOVERNOR, governor, 0, 0,
             "must be \"keep\", \"auto\", \"menu\", \"teo\", \"ladder\" or \"haltpoll\""),
+        KEY("consolidation", KEY_INTEGER, consolidation, 0, 2,
+            "must be 0 (off), 1 or 2 (the consolidation level while the profile is active)"),
 };
 
 static const char *const governor_names[] = { "menu", "teo", "ladder", "haltpoll" };

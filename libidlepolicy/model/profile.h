@@ -37,6 +37,9 @@ typedef struct Profile {
         unsigned hold_ticks;          /* a cap/floor holds at least this many ticks before it moves again */
         ProfileGovernor governor;
         char governor_name[32];
+        unsigned consolidation;       /* the consolidation level while this profile is active
+                                       * (0..2, consolidate.h); SetConsolidation() overrides it
+                                       * until the profile changes */
 } Profile;
 
 typedef struct ProfileSet {
