@@ -136,6 +136,12 @@ class Consolidation(T.IdlePolicyTestCase):
             self.assertIn('consolidation: freed', str(self.cpu_prop(2, 'Reason')))
             text = self.ctl('status').stdout
             self.assertIn('background on CPUs 0, freed 1-3', text)
+            metrics = self.ctl('metrics').stdout
+            self.assertIn('idlepolicy_consolidation_level 1', metrics)
+            self.assertIn('idlepolicy_consolidation_set_cpus 1', metrics)
+            self.assertIn('idlepolicy_cpu_consolidation_in_set{cpu="0"} 1', metrics)
+            self.assertIn('idlepolicy_cpu_consolidation_in_set{cpu="2"} 0', metrics)
+            self.assertRegex(metrics, r'idlepolicy_consolidation_background_cpus 0\.(39|40)')
         self.assertEqual(self.stop_daemon(), 0)
         self.assertEqual(self.cpuset(), ORIGINAL)               # exactly, not "all CPUs"
 
@@ -190,7 +196,7 @@ class Consolidation(T.IdlePolicyTestCase):
             T.wait_for(lambda: not self.status()['active'], what='consolidation off at 80%')
             self.assertIn('off: the machine is', self.status()['reason'])
             self.assertEqual(self.cpuset(), ORIGINAL)
-            self.assertNotEqual(str(self.cpu_prop(2, 'FloorReason')), 'consolidation')
+            T.wait_for(lambda: str(self.cpu_prop(2, 'FloorReason')) != 'consolidation', what='CPU 2 no longer freed')
             feeder.stat = (1, 9)
             T.wait_for(lambda: self.status()['active'] and self.cpuset() == '0', what='back on at 10%')
 
