@@ -43,6 +43,18 @@ static void hold_done(CtlHold *h) {
         free(h->owner);
 }
 
+static void consolidation_done(CtlConsolidation *c) {
+        free(c->source);
+        free(c->set);
+        free(c->freed);
+        free(c->reason);
+        for (size_t i = 0; i < c->n_targets; i++) {
+                free(c->targets[i].path);
+                free(c->targets[i].original);
+        }
+        free(c->targets);
+}
+
 void ctl_status_done(CtlStatus *s) {
         free(s->version);
         free(s->driver);
@@ -72,6 +84,7 @@ void ctl_status_done(CtlStatus *s) {
         for (size_t i = 0; i < s->n_holds; i++)
                 hold_done(&s->holds[i]);
         free(s->holds);
+        consolidation_done(&s->consolidation);
         *s = CTL_STATUS_NULL;
 }
 
@@ -166,6 +179,43 @@ static int parse_holds(sd_bus_message *m, void *field) {
         return ctl_bus_read_array(m, 'r', "usssss", read_hold_item, field);
 }
 
+static int read_target_item(sd_bus_message *m, void *userdata) {
+        CtlConsolidation *c = userdata;
+        const char *name, *state;
+        CtlChange *t;
+        int r = sd_bus_message_read(m, "ss", &name, &state);
+
+        if (r < 0)
+                return r;
+        t = array_append((void **) &c->targets, &c->n_targets, sizeof(*t));
+        if (!t || strdup_replace(&t->path, name) < 0 || strdup_replace(&t->original, state) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* ConsolidationStatus (sbssddsa(ss)(uuu)); field is the CtlStatus. */
+static int parse_consolidation(sd_bus_message *m, void *field) {
+        CtlConsolidation *c = &((CtlStatus *) field)->consolidation;
+        const char *source, *set, *freed, *reason;
+        int active, r;
+
+        r = sd_bus_message_enter_container(m, 'r', "sbssddsa(ss)(uuu)");
+        if (r >= 0)
+                r = sd_bus_message_read(m, "sbssdds", &source, &active, &set, &freed, &c->machine_util,
+                                        &c->background, &reason);
+        if (r < 0)
+                return r;
+        c->active = active;
+        c->known = true;
+        if (strdup_replace(&c->source, source) < 0 || strdup_replace(&c->set, set) < 0 ||
+            strdup_replace(&c->freed, freed) < 0 || strdup_replace(&c->reason, reason) < 0)
+                return -ENOMEM;
+        r = ctl_bus_read_array(m, 'r', "ss", read_target_item, c);
+        if (r >= 0)
+                r = sd_bus_message_read(m, "(uuu)", &c->irq_steered, &c->irq_refused, &c->irq_backed_off);
+        return r < 0 ? r : sd_bus_message_exit_container(m);
+}
+
 /* The map's offset 0 entries (HaltPoll, Changed; States, Counters, Rates
  * below) receive the whole struct. */
 static const PropMap manager_map[] = {
@@ -188,6 +238,8 @@ static const PropMap manager_map[] = {
         { "PollWindowNSec", "t", prop_parse_u64, offsetof(CtlStatus, poll_window_nsec) },
         { "Pins", "ao", prop_parse_strv, offsetof(CtlStatus, pin_paths) },
         { "Holds", "a(usssss)", parse_holds, 0 },
+        { "Consolidation", "u", prop_parse_u32, offsetof(CtlStatus, consolidation.level) },
+        { "ConsolidationStatus", "(sbssddsa(ss)(uuu))", parse_consolidation, 0 },
         {}
 };
 

@@ -204,6 +204,30 @@ static json_t *policy_to_json(const CtlStatus *s) {
                          "poll_mode", s->poll_mode, "poll_window_ns", (json_int_t) s->poll_window_nsec);
 }
 
+static json_t *with_previous(json_t *j, const char *previous);
+
+static json_t *target_item(const void *base, size_t i) {
+        const CtlChange *t = &((const CtlConsolidation *) base)->targets[i];
+
+        return json_pack("{s:s?, s:s?}", "name", t->path, "state", t->original);
+}
+
+/* The level, the set and why, the measurements (null: unknown). */
+static json_t *ctl_json_consolidation(const CtlConsolidation *c) {
+        return json_pack("{s:I, s:s?, s:b, s:s?, s:s?, s:o, s:o, s:s?, s:o, s:{s:I, s:I, s:I}}",
+                         "level", (json_int_t) c->level, "source", c->source, "active", c->active, "set", c->set,
+                         "freed", c->freed,
+                         "machine_util", c->machine_util >= 0 ? json_real(c->machine_util) : json_null(),
+                         "background_cpus", c->background >= 0 ? json_real(c->background) : json_null(),
+                         "reason", c->reason, "background", array_to_json(c, c->n_targets, target_item),
+                         "irqs", "steered", (json_int_t) c->irq_steered, "refused", (json_int_t) c->irq_refused,
+                         "backed_off", (json_int_t) c->irq_backed_off);
+}
+
+int ctl_json_print_consolidation(const CtlConsolidation *c, const char *previous) {
+        return print_and_drop(with_previous(ctl_json_consolidation(c), previous));
+}
+
 static json_t *status_to_json(const CtlStatus *s) {
         json_t *j = json_pack(
                 "{s:s?, s:s?, s:s?, s:o, s:s?, s:I, s:o, s:o, s:o}",
@@ -214,6 +238,9 @@ static json_t *status_to_json(const CtlStatus *s) {
                 "cpus", array_to_json(s, s->n_cpus, cpu_item));
 
         if (j && json_object_update_new(j, policy_to_json(s)) < 0)
+                j = (json_decref(j), NULL);
+        if (j && s->consolidation.known &&
+            json_object_set_new(j, "consolidation", ctl_json_consolidation(&s->consolidation)) < 0)
                 j = (json_decref(j), NULL);
         return j;
 }

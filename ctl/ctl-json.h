@@ -26,6 +26,9 @@ int ctl_json_print_monitor_line(const CtlStatus *s);
 int ctl_json_print_profiles(const CtlStatus *s, const char *previous);
 /* {"mode": ...}, plus "previous" when set. */
 int ctl_json_print_mode(const CtlStatus *s, const char *previous);
+/* "consolidate": the level, set, measurements, reason, background, IRQs
+ * (and "previous": the level before, when switched). */
+int ctl_json_print_consolidation(const CtlConsolidation *c, const char *previous);
 /* {"calibration_usec": ..., "cpus": [{"index": ..., "states": [{"index", "name",
  * "calibrated": {...} or null}]}]}. */
 int ctl_json_print_calibration(const CtlStatus *s);

@@ -95,6 +95,19 @@ typedef struct CtlChange {
         char *original;
 } CtlChange;
 
+/* Consolidation (ConsolidationStatus): where the level comes from, the
+ * set, the measurements, the reason, each background entry's state
+ * (name → path, state → original of a CtlChange) and the IRQs. */
+typedef struct CtlConsolidation {
+        uint32_t level;
+        char *source, *set, *freed, *reason;
+        bool active, known;          /* known: the daemon has the property */
+        double machine_util, background;   /* 0..1, CPUs; < 0 unknown */
+        CtlChange *targets;
+        size_t n_targets;
+        uint32_t irq_steered, irq_refused, irq_backed_off;
+} CtlConsolidation;
+
 typedef struct CtlStatus {
         char *version, *driver, *governor, *online_cpus;
         char **available_governors;
@@ -119,6 +132,7 @@ typedef struct CtlStatus {
         size_t n_pins;
         CtlHold *holds;
         size_t n_holds;
+        CtlConsolidation consolidation;
 } CtlStatus;
 
 #define CTL_STATUS_NULL ((CtlStatus) {})

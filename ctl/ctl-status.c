@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ctl-consolidate.h"
 #include "ctl-format.h"
 #include "ctl-json.h"
 #include "ctl-model.h"
@@ -70,6 +71,7 @@ static void print_manager(const CtlStatus *s) {
         printf(LABEL "%s\n", "Tick:", ctl_format_usec(s->tick_usec, tick, sizeof(tick)));
         print_haltpoll(s);
         print_policy(s);
+        ctl_consolidation_print(&s->consolidation);
         print_changed(s);
 }
 

@@ -50,6 +50,7 @@ int ctl_cmd_hold(Ctl *c, char **args);
 int ctl_cmd_launch(Ctl *c, char **args);
 int ctl_cmd_complete(Ctl *c, char **args);
 int ctl_cmd_metrics(Ctl *c, char **args);
+int ctl_cmd_consolidate(Ctl *c, char **args);
 
 /* "record" and "simulate" as argv[1]: execs idlepolicy-record or
  * idlepolicy-sim with the remaining arguments.  Returns -1 when argv[1] is

@@ -46,6 +46,7 @@ static const Verb verbs[] = {
         { "launch",         1, ARGS_ANY, OPT_CPUS | OPT_PROFILE | OPT_REASON | OPT_APP_ID, ctl_cmd_launch },
         { "__complete",     1, 1, 0,       ctl_cmd_complete },       /* for shell completion, not in --help */
         { "metrics",        0, 1, 0,       ctl_cmd_metrics },
+        { "consolidate",    0, 1, 0,       ctl_cmd_consolidate },
 };
 
 enum {
@@ -79,6 +80,7 @@ static void help(void) {
                "  pins                           list the pins and the holds\n"
                "  hold PROFILE                   hold a profile (on --cpus) until Ctrl-C\n"
                "  launch --profile NAME -- CMD   run CMD pinned to --cpus with NAME, holding it\n"
+               "  consolidate [0|1|2]            show the consolidation (set, utilisation, why), or set its level\n"
                "  metrics [FORMAT]               the daemon's metrics: openmetrics (default) or prometheus\n"
                "  record --seconds N --output F  record idle intervals from tracefs (idlepolicy-record(8))\n"
                "  simulate ARGS...               replay traces or workloads through governors (idlepolicy-sim(1))\n"

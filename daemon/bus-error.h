@@ -30,6 +30,9 @@
 #define BUS_ERROR_NO_SUCH_PIN        BUS_ERROR_PREFIX "NoSuchPin"
 #define BUS_ERROR_NO_SUCH_HOLD       BUS_ERROR_PREFIX "NoSuchHold"
 #define BUS_ERROR_NO_SYSTEMD         BUS_ERROR_PREFIX "NoSystemd"
+/* Consolidation: SetConsolidation() with a level other than 0, 1, 2. */
+#define BUS_ERROR_INVALID_LEVEL      BUS_ERROR_PREFIX "InvalidLevel"
+#define ERRNO_INVALID_LEVEL          ECHRNG
 
 /* The errno behind each name (see enforce.h and manager-policy.h; the
  * pins' ERRNO_* are in pins.h). */

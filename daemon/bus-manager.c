@@ -8,6 +8,7 @@
 #include "bus-manager.h"
 #include "log.h"
 #include "manager.h"
+#include "manager-consolidation.h"
 #include "manager-policy.h"
 #include "metrics.h"
 
@@ -281,6 +282,59 @@ static int property_get_poll_window(sd_bus *bus, const char *path, const char *i
         return sd_bus_message_append(reply, "t", sys->kvm && sys->has_poll ? sys->poll.window_ns : UINT64_C(0));
 }
 
+static int property_get_consolidation(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                      sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return sd_bus_message_append(reply, "u", (uint32_t) manager_consolidation_level(userdata));
+}
+
+/* (source, active, set, freed, machine util, background CPUs, reason,
+ * [(background entry, state)], (IRQs steered, refused, backed off)). */
+static int property_get_consolidation_status(sd_bus *bus, const char *path, const char *interface,
+                                             const char *property, sd_bus_message *reply, void *userdata,
+                                             sd_bus_error *error) {
+        Manager *m = userdata;
+        const Consolidator *c = m->consolidator;
+        const Consolidation *st = &c->state;
+        char source[96], set[4096] = "", freed[4096] = "";
+        int r;
+
+        (void) cpuset_format(&st->set, set, sizeof(set));
+        (void) cpuset_format(&st->freed, freed, sizeof(freed));
+        r = sd_bus_message_open_container(reply, 'r', "sbssddsa(ss)(uuu)");
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "sbssdds", manager_consolidation_source(m, source, sizeof(source)),
+                                          (int) st->active, set, freed,
+                                          st->machine_util >= 0 ? st->machine_util / 1024.0 : -1.0,
+                                          st->background >= 0 ? st->background / 1024.0 : -1.0, st->reason);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(ss)");
+        for (unsigned i = 0; r >= 0 && i < c->n_targets; i++)
+                r = sd_bus_message_append(reply, "(ss)", c->targets[i].name, c->targets[i].state);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "(uuu)", c->irq_steered, c->irq_refused, c->irq_backed_off);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int method_set_consolidation(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        ErrorInfo e = {};
+        uint32_t level;
+        int r;
+
+        r = bus_manager_authorize(m, message, POLKIT_ACTION_PREFIX "consolidate", error);
+        if (r <= 0)
+                return r < 0 ? r : 1;
+        r = sd_bus_message_read(message, "u", &level);
+        if (r < 0)
+                return r;
+        r = manager_set_consolidation(m, level, &e);
+        if (r < 0)
+                return bus_error_from_errno(error, r, &e);
+        return sd_bus_reply_method_return(message, NULL);
+}
+
 typedef int (*StringSetter)(Manager *m, const char *value, ErrorInfo *e);
 
 /* A method taking one string: authorise action, then set(). */
@@ -378,6 +432,9 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("CalibrationProgress", "(uuus)", property_get_calibration_progress, 0, 0),
         SD_BUS_PROPERTY("PollMode", "s", property_get_poll_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("PollWindowNSec", "t", property_get_poll_window, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Consolidation", "u", property_get_consolidation, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("ConsolidationStatus", "(sbssddsa(ss)(uuu))", property_get_consolidation_status, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_ARGS("SetGovernor", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT,
                                 method_set_governor, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetStateDisabled", SD_BUS_ARGS("u", cpu, "s", state, "b", disabled), SD_BUS_NO_RESULT,
@@ -390,6 +447,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_set_profile, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetMode", SD_BUS_ARGS("s", mode), SD_BUS_NO_RESULT,
                                 method_set_mode, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetConsolidation", SD_BUS_ARGS("u", level), SD_BUS_NO_RESULT,
+                                method_set_consolidation, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Calibrate", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
                                 method_calibrate, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Metrics", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", text),

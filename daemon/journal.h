@@ -19,7 +19,7 @@
  *   sys/devices/system/cpu/cpu1/wteo/tolerance 102
  *
  * Only these six kinds of path (knob.h), and the workload keys of
- * knob-workload.h (task:, cgroup:, unit:), are accepted; anything else is
+ * knob-workload.h (task:, cgroup:, unit:, irq:), are accepted; anything else is
  * a corrupt line, reported and skipped.
  *
  * Companion mode (companion.h): the governor the daemon switched to wteo

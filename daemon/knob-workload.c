@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -13,6 +14,7 @@
 #include "fs-util.h"
 #include "knob-workload.h"
 #include "log.h"
+#include "macro.h"
 #include "pin-proc.h"
 #include "systemd-unit.h"
 
@@ -21,6 +23,8 @@
 static char cgroup_root[KNOB_CGROUP_PATH_MAX] = "/sys/fs/cgroup";
 static int cgroup_fd = -1;              /* cgroup_root, opened at first use */
 static sd_bus *system_bus;              /* unit knobs' (a reference), NULL: not now */
+static char irq_root[KNOB_CGROUP_PATH_MAX] = "/proc";
+static int irq_fd = -1;                 /* irq_root, opened at first use */
 
 /* Returns true for an absolute path without "//", "." or ".." components
  * and without a trailing '/' (except "/" itself). */
@@ -60,6 +64,80 @@ static int cgroup_file(const WorkloadKnob *k, const char **ret_rel) {
         }
         *ret_rel = k->path + strlen(cgroup_root) + 1;
         return cgroup_fd;
+}
+
+/* Returns 0 or -errno. */
+int knob_workload_set_irq_root(const char *root) {
+        if (!path_is_normal(root))
+                return -EINVAL;
+        if (strlen(root) >= sizeof(irq_root))
+                return -ENAMETOOLONG;
+        snprintf(irq_root, sizeof(irq_root), "%s", root);
+        fileio_closep(&irq_fd);
+        return 0;
+}
+
+char *knob_irq_key(unsigned irq, char *buf, size_t size) {
+        snprintf(buf, size, KNOB_IRQ_PREFIX "%u", irq);
+        return buf;
+}
+
+/* The proc mount's fd and k's file relative to it in rel.  Returns the fd
+ * or -errno. */
+static int irq_file(const WorkloadKnob *k, char rel[static 64]) {
+        if (irq_fd < 0) {
+                irq_fd = open(irq_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (irq_fd < 0)
+                        return -errno;
+        }
+        snprintf(rel, 64, "irq/%u/smp_affinity_list", k->irq);
+        return irq_fd;
+}
+
+static int compare_unsigned(const void *a, const void *b) {
+        unsigned x = *(const unsigned *) a, y = *(const unsigned *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* Returns 0 or -errno. */
+int knob_irq_list(unsigned **ret, size_t *ret_n) {
+        _cleanup_free_ unsigned *irqs = NULL;
+        size_t n = 0, allocated = 0;
+        struct dirent *de;
+        DIR *d;
+        int fd;
+
+        if (irq_fd < 0) {
+                irq_fd = open(irq_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (irq_fd < 0)
+                        return -errno;
+        }
+        fd = openat(irq_fd, "irq", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -errno;
+        }
+        while ((de = readdir(d))) {
+                uint64_t v;
+
+                if (strspn(de->d_name, "0123456789") != strlen(de->d_name) || parse_u64(de->d_name, &v) < 0 ||
+                    v > KNOB_IRQ_MAX)
+                        continue;
+                if (array_reserve_one((void **) &irqs, n, &allocated, sizeof(unsigned)) < 0) {
+                        closedir(d);
+                        return -ENOMEM;
+                }
+                irqs[n++] = (unsigned) v;
+        }
+        closedir(d);
+        qsort(irqs, n, sizeof(unsigned), compare_unsigned);
+        *ret = TAKE_PTR(irqs);
+        *ret_n = n;
+        return 0;
 }
 
 const char *knob_workload_cgroup_root(void) {
@@ -152,6 +230,16 @@ int knob_workload_parse(const char *key, WorkloadKnob *ret) {
                 *ret = (WorkloadKnob) { .kind = WORKLOAD_KNOB_UNIT, .unit = unit };
                 return 0;
         }
+        if (strncmp(key, KNOB_IRQ_PREFIX, strlen(KNOB_IRQ_PREFIX)) == 0) {
+                const char *n = key + strlen(KNOB_IRQ_PREFIX);
+                uint64_t irq;
+
+                if (strspn(n, "0123456789") != strlen(n) || (n[0] == '0' && n[1]) || parse_u64(n, &irq) < 0 ||
+                    irq > KNOB_IRQ_MAX)
+                        return -EINVAL;
+                *ret = (WorkloadKnob) { .kind = WORKLOAD_KNOB_IRQ, .irq = (unsigned) irq };
+                return 0;
+        }
         return -EINVAL;
 }
 
@@ -159,7 +247,7 @@ bool knob_workload_value_valid(const WorkloadKnob *k, const char *value) {
         CpuSet set;
         size_t n = strlen(value);
 
-        if (n >= KNOB_CPULIST_MAX || (n == 0 && k->kind == WORKLOAD_KNOB_TASK))
+        if (n >= KNOB_CPULIST_MAX || (n == 0 && (k->kind == WORKLOAD_KNOB_TASK || k->kind == WORKLOAD_KNOB_IRQ)))
                 return false;
         return strspn(value, "0123456789,-") == n && cpuset_parse(value, &set, NULL) >= 0;
 }
@@ -252,6 +340,13 @@ int knob_workload_read(const WorkloadKnob *k, char *buf, size_t size) {
 
         if (k->kind == WORKLOAD_KNOB_UNIT)
                 return unit_read(k, buf, size);
+        if (k->kind == WORKLOAD_KNOB_IRQ) {
+                char rel[64];
+                int fd = irq_file(k, rel);
+
+                r = fd < 0 ? fd : fileio_read_string_at(fd, rel, buf, size);
+                return r < 0 ? r : 0;
+        }
 
         if (k->kind == WORKLOAD_KNOB_CGROUP) {
                 const char *rel;
@@ -277,6 +372,12 @@ int knob_workload_write(const WorkloadKnob *k, const char *value) {
                 return -EINVAL;
         if (k->kind == WORKLOAD_KNOB_UNIT)
                 return unit_write(k, value);
+        if (k->kind == WORKLOAD_KNOB_IRQ) {
+                char rel[64];
+                int fd = irq_file(k, rel);
+
+                return fd < 0 ? fd : fileio_write_string_at(fd, rel, value);
+        }
         if (k->kind == WORKLOAD_KNOB_CGROUP) {
                 /* A removed cgroup leaves no file to write: gone. */
                 const char *rel;

@@ -16,6 +16,10 @@
  *                             NAME as pin_target_parse() accepts it, of a
  *                             type with a cgroup (.service, .scope, .slice,
  *                             .socket, .mount, .swap)
+ *   irq:N                     a device interrupt's affinity,
+ *                             /proc/irq/N/smp_affinity_list, under the
+ *                             proc mount (knob_workload_set_irq_root);
+ *                             consolidation's level 2 steers them
  *
  * Values are CPU lists ("0-3,8"); a cgroup's may be empty (v2: inherit
  * the parent's), and so may a unit's (AllowedCPUs not set).  Threads are
@@ -37,6 +41,9 @@
 #define KNOB_TASK_PREFIX "task:"
 #define KNOB_CGROUP_PREFIX "cgroup:"
 #define KNOB_UNIT_PREFIX "unit:"
+#define KNOB_IRQ_PREFIX "irq:"
+/* The largest IRQ number taken (the kernel's NR_IRQS is far below). */
+#define KNOB_IRQ_MAX 1000000u
 /* A CPU list as long as any machine's (8192 CPUs listed one by one). */
 #define KNOB_CPULIST_MAX 40960
 /* A cgroup knob's path. */
@@ -46,6 +53,7 @@ typedef enum WorkloadKnobKind {
         WORKLOAD_KNOB_TASK,
         WORKLOAD_KNOB_CGROUP,
         WORKLOAD_KNOB_UNIT,
+        WORKLOAD_KNOB_IRQ,
 } WorkloadKnobKind;
 
 typedef struct WorkloadKnob {
@@ -54,6 +62,7 @@ typedef struct WorkloadKnob {
         uint64_t start_time;          /* task */
         const char *path;             /* cgroup: the absolute file (points into the key) */
         const char *unit;             /* unit: its name (points into the key) */
+        unsigned irq;                 /* irq */
 } WorkloadKnob;
 
 /* Sets the cgroup mount the cgroup knobs must lie under (default
@@ -62,6 +71,19 @@ typedef struct WorkloadKnob {
 int knob_workload_set_cgroup_root(const char *root);
 /* The cgroup mount in use. */
 const char *knob_workload_cgroup_root(void);
+
+/* Sets the proc mount the irq knobs live under (default /proc; the daemon
+ * uses ROOT/proc, so a test tree holds its own proc/irq).  Returns 0 or
+ * -EINVAL for a path that is not absolute and normal, -ENAMETOOLONG. */
+int knob_workload_set_irq_root(const char *root);
+
+/* Formats the key of irq's affinity into buf.  Returns buf. */
+char *knob_irq_key(unsigned irq, char *buf, size_t size);
+
+/* The interrupts under the irq root (the numeric entries of proc/irq),
+ * sorted, in a malloc'ed *ret.  Returns 0, -ENOENT without proc/irq, or
+ * another negative errno. */
+int knob_irq_list(unsigned **ret, size_t *ret_n);
 
 /* Sets the bus unit knobs are read and written through (the daemon's
  * system bus connection; a reference is taken), or NULL: unit knobs are
@@ -87,7 +109,9 @@ int knob_unit_key(const char *unit, char *buf, size_t size);
  * not ending in /cpuset.cpus; a unit name as knob_unit_key() refuses). */
 int knob_workload_parse(const char *key, WorkloadKnob *ret);
 
-/* Returns true for a CPU list value ("" only for a cgroup or a unit). */
+/* Returns true for a CPU list value ("" only for a cgroup or a unit). An
+ * irq's write may still be refused by the kernel: -EIO for a per-CPU or
+ * managed interrupt, -EINVAL for a set it cannot route to. */
 bool knob_workload_value_valid(const WorkloadKnob *k, const char *value);
 
 /* Reads the knob's current value (a CPU list) into buf.  Returns 0,

@@ -11,6 +11,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "macro.h"
+#include "manager-consolidation.h"
 #include "manager-policy.h"
 #include "profiles.h"
 
@@ -65,9 +66,9 @@ static const char *default_profile(const Manager *m) {
         return profile_set_find(m->profiles, PROFILES_DEFAULT) ? PROFILES_DEFAULT : m->profiles->profiles[0].name;
 }
 
-/* Writes state.json from the current profile and mode. */
-static void save_state(Manager *m) {
-        PersistedState s = { .mode = m->mode, .has_mode = true };
+void manager_policy_save_state(Manager *m) {
+        PersistedState s = { .mode = m->mode, .has_mode = true, .has_consolidation = m->consolidation_level >= 0,
+                             .consolidation = m->consolidation_level >= 0 ? (unsigned) m->consolidation_level : 0 };
 
         snprintf(s.profile, sizeof(s.profile), "%s", m->active_profile);
         (void) persist_save_state(&m->persist, &s);
@@ -85,8 +86,9 @@ static int load_state(Manager *m) {
         snprintf(m->active_profile, sizeof(m->active_profile), "%s",
                  s.profile[0] && profile_set_find(m->profiles, s.profile) ? s.profile : default_profile(m));
         m->mode = m->mode_override >= 0 ? (DaemonMode) m->mode_override : s.has_mode ? s.mode : m->config.mode;
+        m->consolidation_level = s.has_consolidation ? (int) s.consolidation : -1;
         if (r < 0)
-                save_state(m);
+                manager_policy_save_state(m);
         return 0;
 }
 
@@ -168,6 +170,7 @@ static PolicySources policy_sources(Manager *m) {
                 .overrides = m->overrides,
                 .journal = m->journal,
                 .companion = &m->companion,
+                .consolidation_freed = manager_consolidation_freed(m),
         };
 }
 
@@ -258,8 +261,10 @@ void manager_policy_reload(Manager *m) {
         if (!profile_set_find(m->profiles, m->active_profile)) {
                 log_warning("Profile \"%s\" is gone, switching to \"%s\".", m->active_profile, default_profile(m));
                 snprintf(m->active_profile, sizeof(m->active_profile), "%s", default_profile(m));
+                manager_consolidation_profile_changed(m);
                 manager_emit(m, "ActiveProfile");
-                save_state(m);
+                manager_emit(m, "Consolidation");
+                manager_policy_save_state(m);
         }
 }
 
@@ -271,8 +276,10 @@ int manager_set_profile(Manager *m, const char *name, ErrorInfo *e) {
                 return 0;
         log_info("Switching profile from %s to %s.", m->active_profile, name);
         snprintf(m->active_profile, sizeof(m->active_profile), "%s", name);
-        save_state(m);
+        manager_consolidation_profile_changed(m);
+        manager_policy_save_state(m);
         manager_emit(m, "ActiveProfile");
+        manager_emit(m, "Consolidation");
         return 0;
 }
 
@@ -308,7 +315,7 @@ int manager_set_mode(Manager *m, const char *mode, ErrorInfo *e) {
                 log_info("Observe mode: put back %d knob(s) the plan had changed.", r);
         }
         m->mode = new;
-        save_state(m);
+        manager_policy_save_state(m);
         manager_emit(m, "Mode");
         if (new == DAEMON_MODE_ENFORCE && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0) {
                 log_info("Enforce mode: applying the plan.");

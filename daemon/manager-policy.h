@@ -50,6 +50,9 @@ void manager_policy_reload(Manager *m);
 /* Stops a running calibration (its knobs put back), telling the bus why. */
 void manager_policy_cancel_calibration(Manager *m, const char *why);
 
+/* Writes state.json from the current profile, mode and consolidation level. */
+void manager_policy_save_state(Manager *m);
+
 /* The profile in force (never NULL). */
 const Profile *manager_profile(const Manager *m);
 

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "manager-consolidation.h"
 #include "manager-pins.h"
 #include "metrics-textfile.h"
 #include "sampler-cadence.h"
@@ -104,6 +105,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_pins_free(m);
+        manager_consolidation_free(m);
         manager_policy_free(m);
         polkit_registry_free(m->polkit);
         sd_event_source_unref(m->tick_source);
@@ -245,6 +247,8 @@ static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                 return sd_event_exit(m->event, r);
         if (manager_pins_refresh_stale(m) == -ENOMEM)
                 return sd_event_exit(m->event, log_oom());
+        if (!m->sample_failing)
+                manager_consolidation_tick(m);
         if (!m->sample_failing && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
                 manager_policy_tick(m, now);
         manager_metrics_tick(m, metrics_now_usec(CLOCK_MONOTONIC) - start);
@@ -273,6 +277,7 @@ static void manager_apply_config(Manager *m, const Config *c) {
         }
         snprintf(old_textfile, sizeof(old_textfile), "%s", m->config.metrics_textfile);
         m->config = *c;
+        manager_consolidation_reconfigure(m);
         manager_metrics_reconfigured(m, old_textfile);
         if (tick == m->tick_usec)
                 return;
@@ -407,6 +412,7 @@ int manager_start(Manager *m) {
                 manager_setup_sampling,
                 manager_policy_start,
                 manager_pins_start,
+                manager_consolidation_start,
                 manager_connect_bus,
                 manager_pins_load,
         };

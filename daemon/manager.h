@@ -13,6 +13,7 @@
 #include "calibrate.h"
 #include "companion.h"
 #include "config.h"
+#include "consolidation.h"
 #include "enforce.h"
 #include "journal.h"
 #include "metrics.h"
@@ -112,6 +113,10 @@ struct Manager {
         const Profile *cpu_choices_machine;  /* the machine profile they were made under */
 
         ManagerMetrics metrics;      /* metrics.h, metrics-textfile.h */
+
+        /* Consolidation (manager-consolidation.h). */
+        Consolidator *consolidator;
+        int consolidation_level;     /* SetConsolidation()'s, -1: the profile's */
 };
 
 /* Loads the configuration and opens the root.  Returns 0 or a negative

@@ -7,6 +7,7 @@
 #include "knob.h"
 #include "manager.h"
 #include "manager-policy.h"
+#include "manager-consolidation.h"
 #include "metrics.h"
 
 /* The tick durations' buckets: 100 us .. 1 s (a tick of 1024 CPUs takes
@@ -393,6 +394,30 @@ static void put_calibration(Exposition *x, const Manager *m, uint64_t realtime_u
                 c ? USEC(realtime_usec > c->realtime_usec ? realtime_usec - c->realtime_usec : 0) : NONE);
 }
 
+/* Consolidation: the level, the set's size, each CPU in it or not, the
+ * background's measured utilisation. */
+static void put_consolidation(Exposition *x, const Manager *m) {
+        const Consolidation *c = m->consolidator ? &m->consolidator->state : NULL;
+        const char *name = "idlepolicy_cpu_consolidation_in_set";
+
+        put_one(x, "idlepolicy_consolidation_level", EXPOSITION_GAUGE,
+                "The consolidation level in force (0 off, 1, 2).", NULL, U64(manager_consolidation_level(m)));
+        put_one(x, "idlepolicy_consolidation_set_cpus", EXPOSITION_GAUGE,
+                "CPUs the background is confined to (0: not consolidating).", NULL,
+                U64(c && c->active ? cpuset_count(&c->set) : 0));
+        put_one(x, "idlepolicy_consolidation_background_cpus", EXPOSITION_GAUGE,
+                "The background's measured utilisation in CPUs' worth (busy time of the CPUs it may use).", NULL,
+                c && c->background >= 0 ? DOUBLE(c->background / 1024.0) : NONE);
+        exposition_family(x, name, EXPOSITION_GAUGE, "1 if the CPU is in the consolidation set.");
+        CPUSET_FOREACH(cpu, &m->sampling->topology->online) {
+                char label[16];
+
+                snprintf(label, sizeof(label), "%d", cpu);
+                exposition_u64(x, name, (const char *[]) { "cpu", label, NULL },
+                               c && c->active && cpuset_contains(&c->set, (unsigned) cpu));
+        }
+}
+
 int metrics_format(Manager *m, uint64_t realtime_usec, char **ret, size_t *ret_len) {
         Exposition x;
 
@@ -402,6 +427,7 @@ int metrics_format(Manager *m, uint64_t realtime_usec, char **ret, size_t *ret_l
         put_system(&x, m);
         put_knobs_and_claims(&x, m);
         put_calibration(&x, m, realtime_usec);
+        put_consolidation(&x, m);
         exposition_family(&x, "idlepolicy_tick_duration_seconds", EXPOSITION_HISTOGRAM,
                           "How long a tick (sample, plan, enforce) took.");
         exposition_histogram(&x, "idlepolicy_tick_duration_seconds", NULL, &m->metrics.tick);

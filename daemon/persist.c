@@ -69,6 +69,7 @@ int persist_read_text(const Persist *p, const char *name, size_t max, char **ret
 /* Fills s from the object root.  Returns 0 or -EINVAL with e set. */
 static int state_from_json(json_t *root, PersistedState *s, ErrorInfo *e) {
         json_t *profile = json_object_get(root, "profile"), *mode = json_object_get(root, "mode");
+        json_t *level = json_object_get(root, "consolidation");
 
         *s = (PersistedState) {};
         if (!json_is_object(root))
@@ -80,6 +81,10 @@ static int state_from_json(json_t *root, PersistedState *s, ErrorInfo *e) {
         if (profile)
                 snprintf(s->profile, sizeof(s->profile), "%s", json_string_value(profile));
         s->has_mode = mode != NULL;
+        if (level && (!json_is_integer(level) || json_integer_value(level) < 0 || json_integer_value(level) > 2))
+                return errinfo_set(e, -EINVAL, "key \"consolidation\": must be 0, 1 or 2");
+        s->has_consolidation = level != NULL;
+        s->consolidation = level ? (unsigned) json_integer_value(level) : 0;
         return 0;
 }
 
@@ -124,6 +129,11 @@ int persist_write_text(const Persist *p, const char *name, const char *text) {
 int persist_save_state(const Persist *p, const PersistedState *s) {
         _cleanup_free_ char *json = NULL, *text = NULL;
         json_t *root = json_pack("{s:s, s:s}", "profile", s->profile, "mode", daemon_mode_to_string(s->mode));
+
+        /* SetConsolidation()'s level, only while it overrides the profile's */
+        if (root && s->has_consolidation &&
+            json_object_set_new(root, "consolidation", json_integer((json_int_t) s->consolidation)) < 0)
+                root = (json_decref(root), NULL);
 
         json = root ? json_dumps(root, JSON_INDENT(2)) : NULL;
         json_decref(root);

@@ -3,7 +3,9 @@
 
 /* What the daemon keeps across restarts, in its state directory:
  *
- *   state.json         {"profile": "balanced", "mode": "enforce"}
+ *   state.json         {"profile": "balanced", "mode": "enforce"}, and
+ *                      "consolidation": 0..2 while SetConsolidation()'s level
+ *                      overrides the profile's
  *   calibration.json   the last calibration (calibration.h)
  *
  * The daemon writes both itself, atomically (fs-util.h), so each must be a
@@ -32,6 +34,8 @@ typedef struct PersistedState {
         char profile[PROFILE_NAME_MAX];   /* "" = not set */
         bool has_mode;
         DaemonMode mode;
+        bool has_consolidation;           /* set by SetConsolidation(), not the profile's */
+        unsigned consolidation;           /* 0..2 */
 } PersistedState;
 
 typedef struct Persist {

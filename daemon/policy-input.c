@@ -54,6 +54,7 @@ static void cpu_fill(const PolicySources *src, unsigned cpu, PolicyCpuInput *in)
         if (!in->online)
                 return;
         in->profile = cpu < src->n_choices && src->choices[cpu].profile ? src->choices[cpu].profile : src->profile;
+        in->consolidation_freed = src->consolidation_freed && cpuset_contains(src->consolidation_freed, cpu);
         in->info = cpuidle_sampler_states(s->sampler, cpu, &n);
         in->tick.n_states = n;
         /* A CPU not read at this tick: its plan holds, its model waits. */

@@ -28,6 +28,7 @@ typedef struct PolicySources {
         const Overrides *overrides;
         const Journal *journal;           /* the knobs the daemon changed */
         const Companion *companion;       /* companion mode (NULL: never) */
+        const CpuSet *consolidation_freed;  /* the CPUs consolidation freed; NULL: none */
 } PolicySources;
 
 /* The per-CPU inputs, kept across ticks (no allocation per tick). */

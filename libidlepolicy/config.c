@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +62,11 @@ void config_init(Config *c) {
                 .governor_hold_usec = CONFIG_GOVERNOR_HOLD_USEC_DEFAULT,
                 .sample_files_per_tick = CONFIG_SAMPLE_FILES_PER_TICK_DEFAULT,
                 .metrics_every_ticks = CONFIG_METRICS_EVERY_TICKS_DEFAULT,
+                .consolidation_exit_util = 50,
+                .consolidation_hysteresis = 10,
+                .consolidation_headroom = 50,
+                .consolidation_headroom_level2 = 25,
+                .consolidation_shrink_ticks = 5,
         };
         snprintf(c->runtime_directory, sizeof(c->runtime_directory), "%s", RUNTIME_DIR);
         snprintf(c->state_directory, sizeof(c->state_directory), "%s", STATE_DIR);
@@ -155,6 +162,57 @@ static int parse_metrics_every(json_t *v, Config *c) {
         return parse_integer(v, 1, CONFIG_METRICS_EVERY_TICKS_MAX, &c->metrics_every_ticks);
 }
 
+/* One background entry: "cgroup:/PATH", "unit:NAME" or a bare unit name
+ * (with a '.' suffix); printable, no spaces.  The daemon checks the rest
+ * (the unit name's syntax, the path below the cgroup mount). */
+static bool background_entry_valid(const char *s, size_t len) {
+        if (len == 0 || len >= CONFIG_BACKGROUND_NAME_MAX || strlen(s) != len)
+                return false;
+        for (size_t i = 0; i < len; i++)
+                if ((unsigned char) s[i] <= ' ' || (unsigned char) s[i] >= 127)
+                        return false;
+        if (strncmp(s, "cgroup:", 7) == 0)
+                return s[7] == '/' && s[8] != '\0';
+        if (strncmp(s, "unit:", 5) == 0)
+                s += 5;
+        return s[0] != '\0' && s[0] != '/' && strchr(s, '.') != NULL;
+}
+
+static int parse_consolidation_background(json_t *v, Config *c) {
+        size_t i;
+        json_t *e;
+
+        if (!json_is_array(v) || json_array_size(v) > CONFIG_BACKGROUND_MAX)
+                return -EINVAL;
+        json_array_foreach(v, i, e) {
+                if (!json_is_string(e) || !background_entry_valid(json_string_value(e), json_string_length(e)))
+                        return -EINVAL;
+                snprintf(c->consolidation_background[i], CONFIG_BACKGROUND_NAME_MAX, "%s", json_string_value(e));
+        }
+        c->n_consolidation_background = (unsigned) json_array_size(v);
+        return 0;
+}
+
+static int parse_consolidation_exit(json_t *v, Config *c) {
+        return parse_integer(v, 1, 100, &c->consolidation_exit_util);
+}
+
+static int parse_consolidation_hysteresis(json_t *v, Config *c) {
+        return parse_integer(v, 0, 99, &c->consolidation_hysteresis);
+}
+
+static int parse_consolidation_headroom(json_t *v, Config *c) {
+        return parse_integer(v, 0, 400, &c->consolidation_headroom);
+}
+
+static int parse_consolidation_headroom2(json_t *v, Config *c) {
+        return parse_integer(v, 0, 400, &c->consolidation_headroom_level2);
+}
+
+static int parse_consolidation_shrink(json_t *v, Config *c) {
+        return parse_integer(v, 0, 3600, &c->consolidation_shrink_ticks);
+}
+
 typedef struct ConfigKey {
         const char *name;
         int (*parse)(json_t *v, Config *c);     /* returns 0 or -EINVAL */
@@ -173,6 +231,14 @@ static const ConfigKey config_keys[] = {
         { "metrics_textfile", parse_metrics_textfile,
           "must be \"\" (none) or an absolute path ending in \".prom\" shorter than 256 characters" },
         { "metrics_every_ticks", parse_metrics_every, "must be an integer between 1 and 1000000" },
+        { "consolidation_background", parse_consolidation_background,
+          "must be an array of at most 16 strings: \"cgroup:/PATH\", \"unit:NAME\" or a unit name such as "
+          "\"system.slice\" (no spaces, shorter than 256 bytes)" },
+        { "consolidation_exit_util", parse_consolidation_exit, "must be an integer between 1 and 100 (%)" },
+        { "consolidation_hysteresis", parse_consolidation_hysteresis, "must be an integer between 0 and 99 (%)" },
+        { "consolidation_headroom", parse_consolidation_headroom, "must be an integer between 0 and 400 (%)" },
+        { "consolidation_headroom_level2", parse_consolidation_headroom2, "must be an integer between 0 and 400 (%)" },
+        { "consolidation_shrink_ticks", parse_consolidation_shrink, "must be an integer between 0 and 3600" },
 };
 
 /* Applies every key of the object root to c.  Returns 0 or -EINVAL with e
@@ -208,6 +274,8 @@ static int parse_buffer(const char *buf, size_t len, const char *filename, Confi
         r = apply_object(root, filename, &n, e);
         if (r < 0)
                 return r;
+        if (n.consolidation_hysteresis >= n.consolidation_exit_util)
+                return key_error(e, filename, "consolidation_hysteresis", "must be below consolidation_exit_util");
         *c = n;
         return 0;
 }

@@ -7,7 +7,11 @@
  *     "state_directory": "/var/lib/idlepolicy", "log_level": "info",
  *     "mode": "enforce", "calibrate_on_first_start": true,
  *     "governor_hold_usec": 30000000, "sample_files_per_tick": 2000,
- *     "metrics_textfile": "", "metrics_every_ticks": 10 }
+ *     "metrics_textfile": "", "metrics_every_ticks": 10,
+ *     "consolidation_background": ["system.slice", "cgroup:/background"],
+ *     "consolidation_exit_util": 50, "consolidation_hysteresis": 10,
+ *     "consolidation_headroom": 50, "consolidation_headroom_level2": 25,
+ *     "consolidation_shrink_ticks": 5 }
  *
  * Every key is optional; unknown keys and bad values are rejected with the
  * file and key named. */
@@ -31,6 +35,13 @@
  * every this many ticks. */
 #define CONFIG_METRICS_EVERY_TICKS_MAX 1000000ULL
 #define CONFIG_METRICS_EVERY_TICKS_DEFAULT 10ULL
+
+/* Consolidation (libidlepolicy/consolidate/): what is background, at most
+ * this many entries of at most CONFIG_BACKGROUND_NAME_MAX - 1 bytes each:
+ * "unit:NAME" or a bare unit name with a type suffix ("system.slice"), or
+ * "cgroup:/PATH" below the cgroup mount. */
+#define CONFIG_BACKGROUND_MAX 16
+#define CONFIG_BACKGROUND_NAME_MAX 256
 
 typedef enum LogLevel {
         LOG_LEVEL_ERR = 3,
@@ -59,6 +70,15 @@ typedef struct Config {
         uint64_t sample_files_per_tick;  /* the sampler's read budget, 0 = every CPU every tick */
         char metrics_textfile[256];      /* absolute path ending in .prom; "" = none */
         uint64_t metrics_every_ticks;    /* 1.. */
+        /* consolidation: the background's cgroups and units, and the
+         * thresholds of consolidate.h (in %, ticks) */
+        char consolidation_background[CONFIG_BACKGROUND_MAX][CONFIG_BACKGROUND_NAME_MAX];
+        unsigned n_consolidation_background;
+        uint64_t consolidation_exit_util;        /* 1..100, default 50 */
+        uint64_t consolidation_hysteresis;       /* 0..exit_util - 1, default 10 */
+        uint64_t consolidation_headroom;         /* 0..400, default 50 */
+        uint64_t consolidation_headroom_level2;  /* 0..400, default 25 */
+        uint64_t consolidation_shrink_ticks;     /* 0..3600, default 5 */
 } Config;
 
 /* Fills c with the built-in defaults. */

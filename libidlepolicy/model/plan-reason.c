@@ -64,6 +64,13 @@ static void explain(char *buf, size_t size, const PolicyCpu *c, const Profile *p
         case PLAN_REASON_MANUAL:
                 put(buf, size, "set by hand");
                 break;
+        case PLAN_REASON_CONSOLIDATION:
+                if (prof->latency_limit_us)
+                        put(buf, size, "consolidation: freed, the deepest state within %s's %uus latency limit",
+                            prof->name, prof->latency_limit_us);
+                else
+                        put(buf, size, "consolidation: freed, the deepest state (%s sets no latency limit)", prof->name);
+                break;
         case PLAN_REASON_POLL_ECONOMICS:
                 if (c->tick.states[s].polling)
                         put(buf, size, "polling only is cheaper at %s's burn price", prof->name);

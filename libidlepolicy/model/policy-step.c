@@ -150,9 +150,33 @@ static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *p
         return true;
 }
 
+/* A CPU consolidation freed runs nothing but what nobody named as
+ * background (kernel threads, timers, unconfined services): it sleeps in
+ * the deepest state the profile's latency limit allows (policy_latency_us()
+ * of a state, calibrated where measured, within latency_limit_us; 0: no
+ * limit), and only there, whatever the model says.  A state disabled by
+ * hand is never taken.  Nothing when no state qualifies. */
+static void cpu_consolidation_freed(PolicyCpu *c, const Profile *prof) {
+        unsigned deepest = c->n_states;
+
+        for (unsigned k = 0; k < c->n_states; k++) {
+                const PolicyState *st = &c->tick.states[k];
+
+                if (!st->manual_disabled && (prof->latency_limit_us == 0 || policy_latency_us(st) <= prof->latency_limit_us))
+                        deepest = k;
+        }
+        if (deepest == c->n_states)
+                return;
+        for (unsigned k = 0; k < c->n_states; k++)
+                c->allowed[k] = k == deepest;
+        c->cap = c->floor = deepest;
+        c->cap_reason = c->floor_reason = PLAN_REASON_CONSOLIDATION;
+}
+
 /* The plan in force: the policy's [floor, cap] (on KVM the poll
- * economics' one) with the manual settings on top; an end that the
- * manual settings moved says so. */
+ * economics' one), a CPU consolidation freed at its deepest allowed state,
+ * with the manual settings on top; an end that the manual settings moved
+ * says so. */
 static void cpu_effective(PolicyLoop *l, PolicyCpu *c, const PolicyStepInput *step, const PolicyCpuInput *in) {
         unsigned n = c->n_states, cap = 0, floor = n;
 
@@ -163,6 +187,8 @@ static void cpu_effective(PolicyLoop *l, PolicyCpu *c, const PolicyStepInput *st
                 c->cap_reason = c->plan.cap_reason;
                 c->floor_reason = c->plan.floor_reason;
         }
+        if (in->consolidation_freed)
+                cpu_consolidation_freed(c, in->profile);
         for (unsigned k = 0; k < n; k++) {
                 if (in->manual[k])
                         c->allowed[k] = !in->disabled[k];

@@ -86,6 +86,9 @@ typedef struct PolicyCpuInput {
         bool manual[MODEL_STATES_MAX];    /* the disable knob was set by hand: the plan leaves it */
         bool owned[MODEL_STATES_MAX];     /* the plan itself disabled it (not by hand) */
         bool resume_latency_na;           /* pm_qos_resume_latency_us was "n/a" */
+        bool consolidation_freed;         /* consolidation keeps the background off this CPU:
+                                           * floor and cap at the deepest state the profile's
+                                           * latency limit allows (reason consolidation) */
 } PolicyCpuInput;
 
 /* What one step works on: plain data, borrowed for the call. */

@@ -18,6 +18,7 @@ static const char *const reason_names[_PLAN_REASON_MAX] = {
         [PLAN_REASON_EXPLORATION] = "exploration",
         [PLAN_REASON_MANUAL] = "manual",
         [PLAN_REASON_HOLD] = "hold",
+        [PLAN_REASON_CONSOLIDATION] = "consolidation",
 };
 
 const char *plan_reason_to_string(PlanReason r) {

@@ -23,6 +23,7 @@ typedef enum PlanReason {
         PLAN_REASON_EXPLORATION,      /* a capped state re-allowed to re-measure it */
         PLAN_REASON_MANUAL,           /* an administrator's explicit setting */
         PLAN_REASON_HOLD,             /* the last decision is held (hysteresis) */
+        PLAN_REASON_CONSOLIDATION,    /* a CPU consolidation freed: the deepest state the profile allows */
         _PLAN_REASON_MAX,
 } PlanReason;
 

@@ -53,6 +53,8 @@ static const ProfileKey profile_keys[] = {
         KEY("governor", KEY_GOVERNOR, governor, 0, 0,
             "must be \"keep\", \"auto\", \"menu\", \"teo\", \"ladder\", \"haltpoll\" or \"wteo\""),
         KEY("wteo", KEY_WTEO, wteo, 0, 0, NULL),
+        KEY("consolidation", KEY_INTEGER, consolidation, 0, 2,
+            "must be 0 (off), 1 or 2 (the consolidation level while the profile is active)"),
 };
 
 static const char *const governor_names[] = { "menu", "teo", "ladder", "haltpoll", "wteo" };

@@ -50,6 +50,9 @@ typedef struct Profile {
         ProfileGovernor governor;
         char governor_name[32];
         ProfileWteo wteo;
+        unsigned consolidation;       /* the consolidation level while this profile is active
+                                       * (0..2, consolidate.h); SetConsolidation() overrides it
+                                       * until the profile changes */
 } Profile;
 
 typedef struct ProfileSet {

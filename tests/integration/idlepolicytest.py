@@ -64,6 +64,7 @@ ACTIONS = {
     'SetProfile': BUS_NAME + '.set-profile',
     'SetMode': BUS_NAME + '.set-mode',
     'Calibrate': BUS_NAME + '.calibrate',
+    'SetConsolidation': BUS_NAME + '.consolidate',
 }
 
 # The calibration helper's stand-in (see mock-calibrate).

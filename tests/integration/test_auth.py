@@ -18,6 +18,7 @@ CALLS = [
     ('SetResumeLatency', ['uu', '0', '20'], ['uint32:0', 'uint32:20'], T.latency_file(0)),
     ('SetProfile', ['s', 'performance'], ['string:performance'], None),
     ('SetMode', ['s', 'observe'], ['string:observe'], None),
+    ('SetConsolidation', ['u', '1'], ['uint32:1'], None),
     ('Calibrate', [], [], None),
     ('Restore', [], [], None),
 ]
