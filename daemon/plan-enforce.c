@@ -109,6 +109,30 @@ static int want_wteo_knob(WantedKnobs *l, const PlanEnforcer *pe, const PolicySo
         return want_knob(l, pe, in, path, companion_mode(in) ? want : NULL, "");
 }
 
+/* The tolerance CPU cpu gets: its profile's; a CPU consolidation freed
+ * prices latency lowest (it is meant to sleep as deep as it can, as the
+ * plan's floor says outside companion mode). */
+static unsigned wteo_tolerance(const PolicySources *in, unsigned cpu) {
+        if (in->consolidation_freed && cpuset_contains(in->consolidation_freed, cpu))
+                return WTEO_ONE;
+        return cpu_profile(in, cpu)->wteo.tolerance;
+}
+
+/* The resume latency CPU cpu wants: "n/a" when the plan polls only; in
+ * companion mode, where no disable bit carries the profile's latency
+ * limit, the limit itself (wteo, like teo and menu, honours the CPU's
+ * resume latency QoS); NULL for no change (its original back). */
+static const char *wanted_resume_latency(const PolicySources *in, unsigned cpu, bool poll_only, char buf[static 16]) {
+        unsigned limit = cpu_profile(in, cpu)->latency_limit_us;
+
+        if (poll_only)
+                return "n/a";
+        if (!companion_mode(in) || limit == 0)
+                return NULL;
+        snprintf(buf, 16, "%u", limit);
+        return buf;
+}
+
 /* The wteo parameters (while the kernel has them) and the tolerance of
  * every CPU whose file was there at the tick. */
 static int want_wteo(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl, const PolicySources *in) {
@@ -127,14 +151,14 @@ static int want_wteo(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *p
                 const CompanionCpu *x = companion_cpu(in->companion, cpu);
 
                 if (x && x->has_tolerance)
-                        r = want_wteo_knob(l, pe, in, knob_wteo_tolerance_path(cpu, path),
-                                           cpu_profile(in, cpu)->wteo.tolerance);
+                        r = want_wteo_knob(l, pe, in, knob_wteo_tolerance_path(cpu, path), wteo_tolerance(in, cpu));
         }
         return r;
 }
 
 /* The disable knobs and the resume latency of one CPU (in companion mode
- * no disable bit: those the plan set go back). */
+ * no disable bit: those the plan set go back; the latency limit goes
+ * through the resume latency instead). */
 static int want_cpu(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl, const PolicySources *in, unsigned cpu) {
         const PolicyCpu *c = &pl->cpus[cpu];
         const CpuidleCpuSample *smp = sampling_counters(in->sampling, cpu);
@@ -146,7 +170,7 @@ static int want_cpu(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl
          * when the administrator's own settings put the cap there. */
         bool poll_only = c->settled && c->cap < c->n_states && c->tick.states[c->cap].polling &&
                          c->cap_reason != PLAN_REASON_MANUAL;
-        char path[KNOB_PATH_MAX], current[16];
+        char path[KNOB_PATH_MAX], current[16], limit[16];
         int r = 0;
 
         if (!c->active || !c->settled || !smp || n != c->n_states)
@@ -159,7 +183,8 @@ static int want_cpu(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl
         if (r < 0 || !smp->has_resume_latency)
                 return r;
         cpuidle_format_resume_latency(smp->resume_latency_us, current);
-        return want_knob(l, pe, in, knob_resume_latency_path(cpu, path), poll_only ? "n/a" : NULL, current);
+        return want_knob(l, pe, in, knob_resume_latency_path(cpu, path),
+                         wanted_resume_latency(in, cpu, poll_only, limit), current);
 }
 
 /* guest_halt_poll_ns: the window while the plan polls in one. */

@@ -14,8 +14,10 @@ shows its cap; status and weights say companion mode and show the
 kernel's tolerance and matrix (a bad matrix is ignored with its reason);
 SIGTERM and SIGKILL-then-restart put back every parameter, tolerance and
 the governor; a tolerance whose file went away stays journaled and is put
-back once its file is there again; without wteo the cap is written as
-before."""
+back once its file is there again; the profile's latency limit, which no
+disable bit carries in companion mode, goes to the CPU's resume latency
+(and back); a CPU consolidation freed gets the lowest price of latency
+(tolerance 1024); without wteo the cap is written as before."""
 
 import json
 import os
@@ -101,8 +103,12 @@ class CompanionTestCase(T.IdlePolicyTestCase):
         for path in self.journal_entries() or {}:
             self.assertFalse(path.endswith('/disable'), path)
 
+    def resume_latency(self, cpu):
+        return self.read(T.latency_file(cpu))
+
     def assert_all_back(self):
         self.assertEqual(self.governor(), 'menu')
+        self.assertEqual([self.resume_latency(c) for c in CPUS], ['0', '0'])
         self.assertEqual(self.params(), ORIGINAL_PARAMS)
         self.assertEqual(self.journal_entries(), None)
         self.assert_no_disable_bit()
@@ -161,6 +167,16 @@ class Companion(CompanionTestCase):
             for _ in range(3):
                 self.tick_tree()
             self.assert_no_disable_bit()
+            # The limit goes to the CPU's resume latency instead (wteo
+            # honours it as teo does); CPU 0 is not limited.
+            T.wait_for(lambda: self.resume_latency(1) == '10', what='CPU 1 resume latency 10')
+            self.assertEqual(self.resume_latency(0), '0')
+            self.assertEqual(self.journal_entries()[T.latency_file(1)], '0')
+            # The pin ends: CPU 1's limit goes back.
+            child.kill()
+            child.wait()
+            T.wait_for(lambda: self.resume_latency(1) == '0', what='CPU 1 resume latency back')
+            T.wait_for(lambda: self.tolerance(1) == '102', what='CPU 1 tolerance back to the machine\'s')
         self.stop_daemon()
         self.assert_all_back()
 
@@ -228,6 +244,40 @@ class Companion(CompanionTestCase):
         self.start_daemon(mode='observe')
         T.wait_for(lambda: self.journal_entries() is None, what='the journal replayed')
         self.assertEqual([self.tolerance(c) for c in CPUS], [ORIGINAL_TOLERANCE] * 2)
+
+
+class FreedByConsolidation(CompanionTestCase):
+    """A CPU consolidation freed sleeps as deep as the governor will: in
+    companion mode its tolerance is 1024 (the plan's floor outside it)."""
+
+    def start_companion(self, profile):
+        cgroups = os.path.join(self.tmp, 'cgroup')
+        os.makedirs(os.path.join(cgroups, 'background'))
+        for rel, value in (('cgroup.controllers', 'cpuset cpu'), ('cpuset.cpus.effective', '0-1'),
+                           ('background/cpuset.cpus', '0-1'), ('background/cpuset.cpus.effective', '0-1')):
+            T.write(cgroups, rel, value)
+        config = os.path.join(self.tmp, 'idlepolicyd.conf')
+        with open(config, 'w', encoding='utf-8') as f:
+            json.dump({'consolidation_background': ['cgroup:/background']}, f)
+        self.start_daemon(extra=['--cgroup-root', cgroups, '--config', config], mode='enforce')
+        if profile != 'balanced':
+            self.call('SetProfile', profile)
+        return cgroups
+
+    def test_freed_cpu_tolerance(self):
+        with self.ticking():
+            cgroups = self.start_companion('balanced')
+            self.wait_companion({0: '102', 1: '102'})
+            self.call('SetConsolidation', T.dbus.UInt32(1))
+            T.wait_for(lambda: str(self.manager_prop('ConsolidationStatus')[3]) == '1', what='CPU 1 freed')
+            T.wait_for(lambda: self.tolerance(1) == '1024', what='CPU 1 tolerance 1024')
+            self.assertEqual(self.tolerance(0), '102')
+            with open(os.path.join(cgroups, 'background/cpuset.cpus'), encoding='ascii') as f:
+                self.assertEqual(f.read().strip(), '0')
+            self.call('SetConsolidation', T.dbus.UInt32(0))
+            T.wait_for(lambda: self.tolerance(1) == '102', what='CPU 1 tolerance back')
+        self.stop_daemon()
+        self.assert_all_back()
 
 
 class WithoutWteo(T.IdlePolicyTestCase):
