@@ -89,9 +89,9 @@ class Enforce(L.Live):
     """The daemon in enforce mode; helpers from test_live.Live (the bus, the
     knob checks at setUp and cleanup, idlepolicyctl, the journal)."""
 
-    def start_enforcing(self, profile, calibration=None, mode='enforce', helper=None):
+    def start_enforcing(self, profile, calibration=None, mode='enforce', helper=None, extra=()):
         """Starts the real daemon on "/" with the profile (and calibration)
-        in its temp state directory, in mode."""
+        in its temp state directory, in mode; extra: more arguments."""
         state = os.path.join(self.tmp, 'state')
         os.makedirs(state, exist_ok=True)
         with open(os.path.join(state, 'state.json'), 'w', encoding='utf-8') as f:
@@ -104,6 +104,7 @@ class Enforce(L.Live):
                 '--mode', mode, '--state-dir', state, '--config', self.config, '--profile-dir', T.PROFILE_DIR]
         if helper:
             args.append(f'--calibrate-helper={helper}')
+        args += list(extra)
         self.daemon = T.Process(args, os.path.join(self.tmp, f'idlepolicyd-{self.runs}.log'), self.env())
         L._children.append(self.daemon)
         self.addCleanup(self._dump, self.daemon)
@@ -278,10 +279,14 @@ class Enforce(L.Live):
         self.assertIsNone(self.journal())
 
 
+def own_tests(loader, cls):
+    """Only cls's own tests (not those it inherits: their files run them)."""
+    return unittest.TestSuite(cls(n) for n in loader.getTestCaseNames(cls) if n in cls.__dict__)
+
+
 def load_tests(loader, _standard_tests, _pattern):
     """Only this file's tests (not test_live.Live's, run by live-cpuidle)."""
-    names = [n for n in loader.getTestCaseNames(Enforce) if n in Enforce.__dict__]
-    return unittest.TestSuite(Enforce(n) for n in names)
+    return own_tests(loader, Enforce)
 
 
 if __name__ == '__main__':

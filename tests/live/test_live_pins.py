@@ -156,5 +156,11 @@ class Pins(E.Enforce):
         self.wait_pinned_again(prog)
         self.end_program_and_stop(prog)
 
+
+def load_tests(loader, _standard_tests, _pattern):
+    """Only this file's tests (Enforce's run in live-enforce)."""
+    return E.own_tests(loader, Pins)
+
+
 if __name__ == '__main__':
     unittest.main(verbosity=2)
