@@ -90,7 +90,10 @@ static void pinned_cpus(const Manager *m, CpuSet *ret) {
 }
 
 /* Sums the busy share of the online CPUs in the set (NULL: all) into
- * *ret_sum (Q10 CPUs) and counts those measured.  Returns the count. */
+ * *ret_sum (Q10 CPUs) and counts those measured.  The share comes from the
+ * idle residency where it is known (snapshot.h: proc/stat aliases a
+ * background that wakes with the tick's period, which is what a timer-driven
+ * background does), else from proc/stat.  Returns the count. */
 static unsigned busy_sum(const Manager *m, const CpuSet *only, const CpuSet *without, uint64_t *ret_sum) {
         unsigned n = 0;
 
@@ -100,9 +103,11 @@ static unsigned busy_sum(const Manager *m, const CpuSet *only, const CpuSet *wit
 
                 if ((only && !cpuset_contains(only, (unsigned) cpu)) || (without && cpuset_contains(without, (unsigned) cpu)))
                         continue;
-                if (!r || r->util < 0)
+                double util = r && r->util_idle >= 0 ? r->util_idle : r ? r->util : -1;
+
+                if (util < 0)
                         continue;
-                *ret_sum += (uint64_t) (r->util * 1024.0 + 0.5);
+                *ret_sum += (uint64_t) (util * 1024.0 + 0.5);
                 n++;
         }
         return n;

@@ -74,7 +74,8 @@ int sampling_new(int root_fd, unsigned files_per_tick, Sampling **ret, ErrorInfo
         if (!s->rates || !s->delta)
                 return -ENOMEM;
         for (unsigned cpu = 0; cpu < s->topology->n_cpus; cpu++)
-                s->rates[cpu] = (CpuRates) { .util = -1, .timer_wakeups_per_s = -1, .other_wakeups_per_s = -1 };
+                s->rates[cpu] = (CpuRates) { .util = -1, .util_idle = -1, .timer_wakeups_per_s = -1,
+                                             .other_wakeups_per_s = -1 };
         *ret = TAKE_PTR(s);
         return 0;
 }

@@ -108,7 +108,16 @@ static double pct(uint64_t part, uint64_t whole) {
         return whole > 0 ? (double) part * 100.0 / (double) whole : 0.0;
 }
 
-/* Fills out->states from the counter deltas of a comparable CPU. */
+/* The idle entries in an interval from which the CPU's utilisation comes
+ * from its cpuidle residency counters rather than from proc/stat: the
+ * kernel adds an idle period's time when it ends, so the one in progress at
+ * the sample is missing; with this many entries it is a few percent of the
+ * interval at most, and the next interval gets it back. */
+#define UTIL_FROM_IDLE_MIN_ENTRIES 32
+
+/* Fills out->states from the counter deltas of a comparable CPU, and
+ * util_idle, its utilisation from the time it spent in idle states, when it
+ * entered them often enough. */
 static void idle_rates(const CpuidleCpuSample *a, const CpuidleCpuSample *b, uint64_t interval_usec, CpuRates *out) {
         double seconds = (double) interval_usec / 1e6;
         uint64_t total_usage = 0, total_time = 0;
@@ -122,6 +131,8 @@ static void idle_rates(const CpuidleCpuSample *a, const CpuidleCpuSample *b, uin
          * the interval by a period or two.  Time shares never sum past 100%. */
         const uint64_t time_whole = total_time > interval_usec ? total_time : interval_usec;
         out->n_states = b->n_states;
+        if (total_usage >= UTIL_FROM_IDLE_MIN_ENTRIES)
+                out->util_idle = total_time >= interval_usec ? 0.0 : 1.0 - (double) total_time / (double) interval_usec;
         for (unsigned k = 0; k < b->n_states; k++) {
                 const CpuidleStateCounters *x = &a->states[k], *y = &b->states[k];
                 StateRates *r = &out->states[k];
@@ -166,7 +177,8 @@ int snapshot_delta(const Snapshot *old, const Snapshot *new, CpuRates *out) {
                 CpuRates *r = &out[cpu];
 
                 if (ta == SNAPSHOT_NEVER || tb == SNAPSHOT_NEVER || tb <= ta) {
-                        *r = (CpuRates) { .util = -1.0, .timer_wakeups_per_s = -1.0, .other_wakeups_per_s = -1.0 };
+                        *r = (CpuRates) { .util = -1.0, .util_idle = -1.0, .timer_wakeups_per_s = -1.0,
+                                          .other_wakeups_per_s = -1.0 };
                         continue;
                 }
                 uint64_t interval = tb - ta;
@@ -176,6 +188,7 @@ int snapshot_delta(const Snapshot *old, const Snapshot *new, CpuRates *out) {
                         .interval_usec = interval,
                         .valid = idle_comparable(&old->idle[cpu], &new->idle[cpu]),
                         .util = util_between(pa, pb),
+                        .util_idle = -1.0,
                         .timer_wakeups_per_s = per_second(irq, pa->timer_irqs, pb->timer_irqs, seconds),
                         .other_wakeups_per_s = per_second(irq, pa->other_irqs, pb->other_irqs, seconds),
                 };

@@ -77,7 +77,15 @@ typedef struct CpuRates {
                                      * n_states = 0.  For a fresh CPU util and the wakeup
                                      * rates come from proc data and are computed
                                      * regardless. */
-        double util;                /* busy fraction 0..1; < 0 if unknown */
+        double util;                /* busy fraction 0..1 (proc/stat); < 0 if unknown */
+        double util_idle;           /* busy fraction 0..1 from the idle states'
+                                     * residency, when the CPU entered them 32 times
+                                     * or more in the interval; < 0 if not.  Exact
+                                     * where util is not: proc/stat's busy jiffies are
+                                     * sampled at the tick, and a load whose period
+                                     * divides the tick's (a 1 kHz timer loop at
+                                     * HZ=250) is seen at the same phase every time:
+                                     * a 10% load reads 0% or 100% */
         double timer_wakeups_per_s; /* < 0 if unknown */
         double other_wakeups_per_s;
         double idle_entries_per_s;  /* sum of usage_per_s over states */

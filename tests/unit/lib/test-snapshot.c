@@ -75,6 +75,8 @@ START_TEST(test_rates_by_hand) {
         ck_assert_near(r[0].idle_entries_per_s, 200.0);
         /* 50 busy of 200 jiffies; 500 timer and 20 other interrupts in 2 s */
         ck_assert_near(r[0].util, 0.25);
+        /* 400 idle entries, 1.002 s idle of 2 s: 49.9% busy by residency */
+        ck_assert_near(r[0].util_idle, 1.0 - 1002000.0 / 2000000.0);
         ck_assert_near(r[0].timer_wakeups_per_s, 250.0);
         ck_assert_near(r[0].other_wakeups_per_s, 10.0);
         ck_assert(r[1].valid);
@@ -165,6 +167,17 @@ START_TEST(test_unknown_proc) {
         b->proc[1].busy_jiffies = 400;          /* idle stepped back: clamp */
         delta_ok(a, b, r);
         ck_assert_near(r[1].util, 1.0);
+
+        /* Too few idle entries for the residency: unknown; more idle time
+         * than the interval (periods added at their end): 0% busy. */
+        fill(a, b);
+        b->idle[0].states[0].usage = 110;
+        b->idle[0].states[1].usage = 70;
+        b->idle[1].states[1].time_us = 3000000;
+        delta_ok(a, b, r);
+        ck_assert_double_lt(r[0].util_idle, 0.0);
+        ck_assert_near(r[0].util, 0.25);
+        ck_assert_near(r[1].util_idle, 0.0);
 }
 END_TEST
 
