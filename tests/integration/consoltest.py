@@ -6,6 +6,7 @@ feeder that makes the fake tree's proc/stat show a chosen utilisation."""
 import json
 import os
 import re
+import signal
 
 import idlepolicytest as T
 import policytest as P
@@ -49,3 +50,11 @@ class ConsolidationMixin:
         """Feeds proc/stat: busy of every 10 jiffies on every CPU of the
         tree."""
         return P.Feeder(self, T.tree_present_cpus(self.tree), {}, stat=(busy, 10 - busy if idle is None else idle))
+
+    def confine_then_stop(self, sig=signal.SIGTERM):
+        """Under a 10% load, the test's confine() (level 1 until its
+        background is confined), then the daemon stopped with sig.  Returns
+        the exit status."""
+        with self.busy(1):
+            self.confine()
+        return self.stop_daemon(sig)

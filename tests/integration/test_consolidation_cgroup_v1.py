@@ -83,16 +83,12 @@ class ConsolidationCgroupV1(C.ConsolidationMixin, TP.PinTestCase):
         self.assert_restored()
 
     def test_sigterm_restores(self):
-        with self.busy(1):
-            self.confine()
-        self.assertEqual(self.stop_daemon(), 0)
+        self.assertEqual(self.confine_then_stop(), 0)
         self.assert_restored()
         self.assertIsNone(self.journal_entries())
 
     def test_sigkill_then_restart_restores(self):
-        with self.busy(1):
-            self.confine()
-        self.stop_daemon(signal.SIGKILL)
+        self.confine_then_stop(signal.SIGKILL)
         self.assertEqual(self.cgroup.cpus(), '0')
         self.assertEqual(TP.affinity(self.child.pid), [0])
         # the start replays the journal before it owns its name; observe

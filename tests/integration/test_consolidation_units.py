@@ -88,16 +88,12 @@ class ConsolidationUnits(C.ConsolidationMixin, T.IdlePolicyTestCase):
         self.assert_restored()                                  # nothing more at exit
 
     def test_sigterm_restores_exactly(self):
-        with self.busy(1):
-            self.confine()
-        self.assertEqual(self.stop_daemon(), 0)
+        self.assertEqual(self.confine_then_stop(), 0)
         self.assert_restored()
         self.assertIsNone(self.journal_entries())
 
     def test_sigkill_then_restart_restores_exactly(self):
-        with self.busy(1):
-            self.confine()
-        self.stop_daemon(signal.SIGKILL)
+        self.confine_then_stop(signal.SIGKILL)
         self.assert_confined_once()
         self.assertEqual(self.journal_entries().get('unit:user.slice'), '1-3')
         # the replay puts both back through systemd; observe confines nothing
