@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "dirlist.h"
 #include "fileio.h"
 #include "fs-util.h"
 #include "knob-workload.h"
@@ -82,62 +82,28 @@ char *knob_irq_key(unsigned irq, char *buf, size_t size) {
         return buf;
 }
 
-/* The proc mount's fd and k's file relative to it in rel.  Returns the fd
- * or -errno. */
-static int irq_file(const WorkloadKnob *k, char rel[static 64]) {
+/* The proc mount's fd, opened at first use.  Returns it or -errno. */
+static int irq_root_fd(void) {
         if (irq_fd < 0) {
                 irq_fd = open(irq_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
                 if (irq_fd < 0)
                         return -errno;
         }
-        snprintf(rel, 64, "irq/%u/smp_affinity_list", k->irq);
         return irq_fd;
 }
 
-static int compare_unsigned(const void *a, const void *b) {
-        unsigned x = *(const unsigned *) a, y = *(const unsigned *) b;
-
-        return x < y ? -1 : x > y;
+/* The proc mount's fd and k's file relative to it in rel.  Returns the fd
+ * or -errno. */
+static int irq_file(const WorkloadKnob *k, char rel[static 64]) {
+        snprintf(rel, 64, "irq/%u/smp_affinity_list", k->irq);
+        return irq_root_fd();
 }
 
 /* Returns 0 or -errno. */
 int knob_irq_list(unsigned **ret, size_t *ret_n) {
-        _cleanup_free_ unsigned *irqs = NULL;
-        size_t n = 0, allocated = 0;
-        struct dirent *de;
-        DIR *d;
-        int fd;
+        int fd = irq_root_fd();
 
-        if (irq_fd < 0) {
-                irq_fd = open(irq_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                if (irq_fd < 0)
-                        return -errno;
-        }
-        fd = openat(irq_fd, "irq", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
-        while ((de = readdir(d))) {
-                uint64_t v;
-
-                if (strspn(de->d_name, "0123456789") != strlen(de->d_name) || parse_u64(de->d_name, &v) < 0 ||
-                    v > KNOB_IRQ_MAX)
-                        continue;
-                if (array_reserve_one((void **) &irqs, n, &allocated, sizeof(unsigned)) < 0) {
-                        closedir(d);
-                        return -ENOMEM;
-                }
-                irqs[n++] = (unsigned) v;
-        }
-        closedir(d);
-        qsort(irqs, n, sizeof(unsigned), compare_unsigned);
-        *ret = TAKE_PTR(irqs);
-        *ret_n = n;
-        return 0;
+        return fd < 0 ? fd : dir_list_numeric_at(fd, "irq", KNOB_IRQ_MAX, ret, ret_n);
 }
 
 const char *knob_workload_cgroup_root(void) {

@@ -81,8 +81,8 @@ int knob_workload_set_irq_root(const char *root);
 char *knob_irq_key(unsigned irq, char *buf, size_t size);
 
 /* The interrupts under the irq root (the numeric entries of proc/irq),
- * sorted, in a malloc'ed *ret.  Returns 0, -ENOENT without proc/irq, or
- * another negative errno. */
+ * sorted, in a malloc'ed *ret (dir_list_numeric_at()).  Returns 0, -ENOENT
+ * without proc/irq, or another negative errno. */
 int knob_irq_list(unsigned **ret, size_t *ret_n);
 
 /* Sets the bus unit knobs are read and written through (the daemon's

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* proc/PID/stat, proc/PID/exe and the pid lists of proc/ and
  * proc/PID/task/, through a root directory fd. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dirlist.h"
 #include "fileio.h"
 #include "pin-proc.h"
 #include "sysfs-paths.h"
@@ -159,81 +159,32 @@ int proc_read_exe(int root_fd, pid_t pid, char *buf, size_t size) {
         return 0;
 }
 
-static void closedirp(DIR **d) {
-        if (*d)
-                closedir(*d);
-}
-
-static int compare_pids(const void *a, const void *b) {
-        pid_t x = *(const pid_t *) a, y = *(const pid_t *) b;
-
-        return (x > y) - (x < y);
-}
-
-/* Returns true and the pid if name is a pid (1..PIN_TARGET_PID_MAX, no
- * leading zero). */
-static bool pid_from_name(const char *name, pid_t *ret) {
-        uint64_t v;
-
-        if (name[0] < '1' || name[0] > '9' || parse_decimal(name, strlen(name), PIN_TARGET_PID_MAX, &v) < 0)
-                return false;
-        *ret = (pid_t) v;
-        return true;
-}
-
-/* Appends pid to *pids (*n used of *allocated).  Returns 0 or -ENOMEM. */
-static int append_pid(pid_t **pids, size_t *n, size_t *allocated, pid_t pid) {
-        if (*n == *allocated) {
-                size_t want = *allocated ? *allocated * 2 : 64;
-                pid_t *p = reallocarray(*pids, want, sizeof(pid_t));
-
-                if (!p)
-                        return -ENOMEM;
-                *pids = p;
-                *allocated = want;
-        }
-        (*pids)[(*n)++] = pid;
-        return 0;
-}
-
-/* Lists the numeric entries of the directory root_fd/path, sorted.
- * Returns 0 or a negative errno. */
-static int list_numeric(int root_fd, const char *path, pid_t **ret, size_t *ret_n) {
-        _cleanup_(closedirp) DIR *d = NULL;
+/* Lists the pids named in the directory root_fd/path (1..PIN_TARGET_PID_MAX),
+ * sorted.  Returns 0 or a negative errno. */
+static int list_pids(int root_fd, const char *path, pid_t **ret, size_t *ret_n) {
+        _cleanup_free_ unsigned *values = NULL;
         _cleanup_free_ pid_t *pids = NULL;
-        size_t n = 0, allocated = 0;
-        int fd;
+        size_t n = 0, k = 0;
+        int r;
 
-        fd = openat(root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
-        for (;;) {
-                struct dirent *de;
-                pid_t pid;
-
-                errno = 0;
-                de = readdir(d);
-                if (!de && errno != 0)
-                        return -errno;
-                if (!de)
-                        break;
-                if (pid_from_name(de->d_name, &pid) && append_pid(&pids, &n, &allocated, pid) < 0)
+        r = dir_list_numeric_at(root_fd, path, PIN_TARGET_PID_MAX, &values, &n);
+        if (r < 0)
+                return r;
+        if (n > 0) {
+                pids = calloc(n, sizeof(pid_t));
+                if (!pids)
                         return -ENOMEM;
         }
-        if (n > 0)
-                qsort(pids, n, sizeof(pid_t), compare_pids);
+        for (size_t i = 0; i < n; i++)
+                if (values[i] > 0)              /* pid 0 is no process */
+                        pids[k++] = (pid_t) values[i];
         *ret = TAKE_PTR(pids);
-        *ret_n = n;
+        *ret_n = k;
         return 0;
 }
 
 int proc_list_pids(int root_fd, pid_t **ret, size_t *ret_n) {
-        return list_numeric(root_fd, PROCFS_DIR, ret, ret_n);
+        return list_pids(root_fd, PROCFS_DIR, ret, ret_n);
 }
 
 int proc_list_tasks(int root_fd, pid_t pid, pid_t **ret, size_t *ret_n) {
@@ -243,7 +194,7 @@ int proc_list_tasks(int root_fd, pid_t pid, pid_t **ret, size_t *ret_n) {
         if (pid <= 0)
                 return -EINVAL;
         snprintf(path, sizeof(path), PROCFS_PID_TASK_FMT, (int) pid);
-        r = list_numeric(root_fd, path, ret, ret_n);
+        r = list_pids(root_fd, path, ret, ret_n);
         return r == -ENOENT ? -ESRCH : r;
 }
 

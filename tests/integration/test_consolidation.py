@@ -16,15 +16,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import consoltest as C  # noqa: E402
 import idlepolicytest as T  # noqa: E402
-import policytest as P  # noqa: E402
 
-CPUS = [0, 1, 2, 3]
 ORIGINAL = '2-3'            # the background's cpuset.cpus before: not "all CPUs"
 IRQS = {'0': '0-3', '1': '0-3', '24': '1-2', '9': '0-3'}   # 9 refuses (immutable)
 
 
-class Consolidation(T.IdlePolicyTestCase):
+class Consolidation(C.ConsolidationMixin, T.IdlePolicyTestCase):
     TREE_ARGS = ['--cpus', '4', '--states', '3', '--driver', 'haltpoll', '--governor', 'haltpoll']
 
     def daemon_start_argv(self):
@@ -45,9 +44,7 @@ class Consolidation(T.IdlePolicyTestCase):
             os.makedirs(os.path.join(self.tree, f'proc/irq/{irq}'))
             T.write(self.tree, f'proc/irq/{irq}/smp_affinity_list', value)
         self.make_immutable('proc/irq/9/smp_affinity_list')
-        self.config = os.path.join(self.tmp, 'idlepolicyd.conf')
-        with open(self.config, 'w', encoding='utf-8') as f:
-            json.dump({'consolidation_background': ['cgroup:/background', 'system.slice']}, f)
+        self.write_config(['cgroup:/background', 'system.slice'])
         return self.argv()
 
     def argv(self, mode='enforce'):
@@ -59,19 +56,6 @@ class Consolidation(T.IdlePolicyTestCase):
 
     def irq(self, n):
         return self.read(f'proc/irq/{n}/smp_affinity_list').strip()
-
-    def status(self):
-        s = self.manager_prop('ConsolidationStatus')
-        return {'source': str(s[0]), 'active': bool(s[1]), 'set': str(s[2]), 'freed': str(s[3]),
-                'machine': float(s[4]), 'background': float(s[5]), 'reason': str(s[6]),
-                'targets': {str(n): str(v) for n, v in s[7]}, 'irqs': tuple(int(x) for x in s[8])}
-
-    def level(self):
-        return int(self.manager_prop('Consolidation'))
-
-    def busy(self, busy, idle=None):
-        """Feeds proc/stat: busy of every 10 jiffies on every CPU."""
-        return P.Feeder(self, CPUS, {}, stat=(busy, 10 - busy if idle is None else idle))
 
     def test_level_over_busctl_and_ctl(self):
         self.assertEqual(self.level(), 0)                       # balanced's

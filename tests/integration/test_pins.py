@@ -62,6 +62,8 @@ class PinTestCase(T.IdlePolicyTestCase):
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+        if proc.stdin:
+            proc.stdin.close()
 
     def sleeper(self, user=None):
         return self.spawn(['sleep', '600'], user=user)

@@ -16,42 +16,23 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import idlepolicytest as T  # noqa: E402
+import systemdmock as SM  # noqa: E402
 import test_pins as TP  # noqa: E402
 
-MOCK = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'unit', 'daemon', 'systemd_mock.py')
-SYSTEMD = 'org.freedesktop.systemd1'
 UNIT = 'postgresql.service'
-
-
-def mask(cpus):
-    """systemd's AllowedCPUs bytes (little-endian bitmask) of a CPU list."""
-    n = max(cpus) // 8 + 1 if cpus else 0
-    out = [0] * n
-    for c in cpus:
-        out[c // 8] |= 1 << (c % 8)
-    return out
 
 
 class UnitPins(TP.PinTestCase):
     START_DAEMON = False
 
     def start_systemd(self):
-        self.systemd = T.Process([self.python, '-m', 'dbusmock', '--system', '-t', MOCK],
-                                 os.path.join(self.tmp, 'systemd.log'), self.env())
-        self.addCleanup(self.systemd.stop)
-        T.wait_for(lambda: self.bus.name_has_owner(SYSTEMD) or not self.systemd.alive(), what='the systemd mock')
-        self.assertTrue(self.systemd.alive(), self.systemd.output())
-        self.mock = T.dbus.Interface(self.bus.get_object(SYSTEMD, '/org/freedesktop/systemd1'), T.MOCK_IFACE)
-        self.mock.AddMockUnit(UNIT, 'loaded', 'active', T.dbus.Array(mask([0, 1]), signature='y'))
-        self.mock.AddMockUnit('multi-user.target', 'loaded', 'active', T.dbus.Array([], signature='y'))
+        self.systemd = SM.Systemd(self)
+        self.mock = self.systemd.mock
+        self.systemd.add_unit(UNIT, [0, 1])
+        self.systemd.add_unit('multi-user.target', [])
 
     def calls(self):
-        """[(unit, AllowedCPUs as a list of CPUs)] of every SetUnitProperties."""
-        out = []
-        for name, value in self.mock.GetSetUnitPropertiesCalls():
-            cpus = [8 * i + b for i, byte in enumerate(value) for b in range(8) if int(byte) >> b & 1]
-            out.append((str(name), cpus))
-        return out
+        return self.systemd.calls()
 
     def test_pin_sets_allowed_cpus_and_unpin_restores(self):
         self.start_systemd()

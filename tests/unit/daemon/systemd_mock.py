@@ -18,6 +18,7 @@ Driven through org.freedesktop.DBus.Mock on the manager object:
   SetMockUnitState(s name, s active_state)   PropertiesChanged, as systemd
   RemoveMockUnit(s name)                     the object goes, UnitRemoved
   GetSetUnitPropertiesCalls() -> a(say)      (unit, AllowedCPUs) each call
+  GetSetUnitPropertiesRuntime() -> ab        the runtime flag of each call
   GetSubscribeCount() -> u
 '''
 
@@ -68,6 +69,7 @@ def no_such_unit(name):
 def load(mock, _parameters):
     mock.units = {}
     mock.set_calls = []
+    mock.set_runtime = []
     mock.subscribed = 0
     mock.AddProperties(MAIN_IFACE, {'Version': 'v252'})
 
@@ -84,7 +86,7 @@ def GetUnit(self, name):
 
 
 @dbus.service.method(MAIN_IFACE, in_signature='sba(sv)', out_signature='')
-def SetUnitProperties(self, name, _runtime, properties):
+def SetUnitProperties(self, name, runtime, properties):
     unit = unit_object(self, name)
     if unit.props[UNIT_IFACE]['LoadState'] != 'loaded':
         raise no_such_unit(name)
@@ -95,6 +97,7 @@ def SetUnitProperties(self, name, _runtime, properties):
                                                 name='org.freedesktop.DBus.Error.PropertyReadOnly')
         unit.props[iface]['AllowedCPUs'] = mask(value)
         self.set_calls.append((str(name), [int(b) for b in value]))
+        self.set_runtime.append(bool(runtime))
 
 
 @dbus.service.method(MAIN_IFACE, in_signature='', out_signature='')
@@ -137,6 +140,11 @@ def RemoveMockUnit(self, name):
 @dbus.service.method(MOCK_IFACE, in_signature='', out_signature='a(say)')
 def GetSetUnitPropertiesCalls(self):
     return dbus.Array([dbus.Struct((n, mask(v)), signature='say') for n, v in self.set_calls], signature='(say)')
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='', out_signature='ab')
+def GetSetUnitPropertiesRuntime(self):
+    return dbus.Array([dbus.Boolean(r) for r in self.set_runtime], signature='b')
 
 
 @dbus.service.method(MOCK_IFACE, in_signature='', out_signature='u')
