@@ -17,6 +17,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import consoltest as C  # noqa: E402
+import policytest as P  # noqa: E402
 import idlepolicytest as T  # noqa: E402
 
 ORIGINAL = '2-3'            # the background's cpuset.cpus before: not "all CPUs"
@@ -183,6 +184,20 @@ class Consolidation(C.ConsolidationMixin, T.IdlePolicyTestCase):
             T.wait_for(lambda: str(self.cpu_prop(2, 'FloorReason')) != 'consolidation', what='CPU 2 no longer freed')
             feeder.stat = (1, 9)
             T.wait_for(lambda: self.status()['active'] and self.cpuset() == '0', what='back on at 10%')
+
+    def test_utilisation_from_the_idle_residency(self):
+        """proc/stat's jiffies are sampled at the tick and alias a load that
+        wakes with its period: where the CPUs enter idle often enough, the
+        residency counters measure the background.  Here proc/stat says 90%
+        busy and the residency (29 ms idle of every 30 ms step, 10 entries)
+        says a few percent: consolidation follows the residency."""
+        cpus = T.tree_present_cpus(self.tree)
+        with P.Feeder(self, cpus, {1: (10, 29000, 0, 0)}, stat=(9, 1)):
+            self.call('SetConsolidation', T.dbus.UInt32(1))
+            T.wait_for(lambda: self.cpuset() == '0', what='consolidated by the residency\'s few percent')
+            st = self.status()
+            self.assertTrue(st['active'], st)
+            self.assertLess(st['machine'], 0.5, st)
 
     def test_observe_confines_nothing(self):
         self.call('SetMode', 'observe')

@@ -27,10 +27,10 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_live as L  # noqa: E402  (records the knobs and arms the safety net)
 import test_live_enforce as E  # noqa: E402
+from test_live_pins import allowed_cpus  # noqa: E402
+import cgroupv1 as V  # noqa: E402  (tests/integration, on test_live's path)
 
 T = L.T
-CGROUP_ROOT = '/sys/fs/cgroup'
-CPUSET = os.path.join(CGROUP_ROOT, 'cpuset')
 FREED = 1
 ORIGINAL = '0-1'
 WINDOW_S = 3.0
@@ -38,28 +38,10 @@ WINDOW_S = 3.0
 WAKER = 'import time\nwhile True: time.sleep(0.001)'
 
 
-def read(path):
-    with open(path, encoding='ascii') as f:
-        return f.read().strip()
-
-
-def write(path, value):
-    with open(path, 'w', encoding='ascii') as f:
-        f.write(value)
-
-
-def allowed_cpus(pid):
-    with open(f'/proc/{pid}/status', encoding='ascii') as f:
-        for line in f:
-            if line.startswith('Cpus_allowed_list:'):
-                return line.split(':', 1)[1].strip()
-    return None
-
-
 def idle_entries(cpu):
     """The sum of cpu's idle states' usage counters."""
     base = f'/sys/devices/system/cpu/cpu{cpu}/cpuidle'
-    return sum(int(read(os.path.join(base, d, 'usage'))) for d in os.listdir(base) if d.startswith('state'))
+    return sum(int(V.read(os.path.join(base, d, 'usage'))) for d in os.listdir(base) if d.startswith('state'))
 
 
 def entries_per_s(cpu, seconds=WINDOW_S):
@@ -73,41 +55,29 @@ class Consolidation(E.Enforce):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        if not os.path.exists(os.path.join(CPUSET, 'cpuset.cpus')) or os.path.exists(
-                os.path.join(CPUSET, 'cgroup.controllers')):
-            L.skip('no cgroup v1 cpuset hierarchy here')
+        if not V.cpuset_v1_mounted():
+            L.skip(V.NO_V1)
         if FREED not in cls.cpus or 0 not in cls.cpus:
             L.skip('needs CPUs 0 and 1 with cpuidle')
 
     def setUp(self):
         super().setUp()
-        self.name = f'idlepolicy-live-{os.getpid()}-{self.id().rsplit(".", 1)[-1][:24]}'
-        self.dir = os.path.join(CPUSET, self.name)
-        os.mkdir(self.dir)
+        self.cgroup = V.TestCgroup(self, ORIGINAL)
         self.programs = []
-        self.addCleanup(self.remove_cgroup)
-        write(os.path.join(self.dir, 'cpuset.mems'), read(os.path.join(CPUSET, 'cpuset.mems')))
-        write(os.path.join(self.dir, 'cpuset.cpus'), ORIGINAL)
         for _ in range(2):
             # The program joins the cgroup itself before it starts waking.
-            p = subprocess.Popen(['sh', '-c', f'echo $$ > {self.dir}/cgroup.procs && exec {sys.executable} -c "$0"',
-                                  WAKER])
+            p = subprocess.Popen(['sh', '-c', f'echo $$ > {self.cgroup.file("cgroup.procs")} && '
+                                  f'exec {sys.executable} -c "$0"', WAKER])
+            self.addCleanup(lambda p=p: (p.kill(), p.wait()))
             self.programs.append(p)
-        T.wait_for(lambda: len(read(os.path.join(self.dir, 'cgroup.procs')).split()) == 2,
+        T.wait_for(lambda: len(V.read(self.cgroup.file('cgroup.procs')).split()) == 2,
                    what='the programs in the test cgroup')
         with open(self.config, 'w', encoding='utf-8') as f:
             json.dump({'calibrate_on_first_start': False,
-                       'consolidation_background': [f'cgroup:/cpuset/{self.name}']}, f)
-
-    def remove_cgroup(self):
-        for p in self.programs:
-            p.kill()
-            p.wait()
-        T.wait_for(lambda: read(os.path.join(self.dir, 'cgroup.procs')) == '', what='the test cgroup empty')
-        os.rmdir(self.dir)
+                       'consolidation_background': [f'cgroup:/cpuset/{self.cgroup.name}']}, f)
 
     def start(self):
-        self.start_enforcing('balanced', extra=['--cgroup-root', CGROUP_ROOT])
+        self.start_enforcing('balanced', extra=['--cgroup-root', V.CGROUP_ROOT])
         T.wait_for(lambda: self.status().get('consolidation', {}).get('level') == 0, what='level 0 at start')
 
     def consolidate(self, level):
@@ -117,7 +87,7 @@ class Consolidation(E.Enforce):
         self.assertEqual(r.returncode, 0, f'SetConsolidation: {r.stderr}')
 
     def cpuset(self):
-        return read(os.path.join(self.dir, 'cpuset.cpus'))
+        return self.cgroup.cpus()
 
     def packed(self):
         """Level 1, measured, and the background packed onto CPU 0."""
@@ -152,7 +122,7 @@ class Consolidation(E.Enforce):
         self.assertEqual(self.cpuset(), '0')
         self.assertIsNotNone(self.journal())
         # The next start (observe: it changes nothing after) replays the journal.
-        self.start_enforcing('balanced', mode='observe', extra=['--cgroup-root', CGROUP_ROOT])
+        self.start_enforcing('balanced', mode='observe', extra=['--cgroup-root', V.CGROUP_ROOT])
         T.wait_for(lambda: self.journal() is None, timeout=20, what='the journal replayed')
         self.assertEqual(self.cpuset(), ORIGINAL)
         self.assertEqual(self.stop_daemon(signal.SIGTERM), 0, self.daemon.output())
