@@ -20,7 +20,13 @@ static bool config_equal(const Config *a, const Config *b) {
                a->governor_hold_usec == b->governor_hold_usec &&
                a->sample_files_per_tick == b->sample_files_per_tick &&
                strcmp(a->metrics_textfile, b->metrics_textfile) == 0 &&
-               a->metrics_every_ticks == b->metrics_every_ticks;
+               a->metrics_every_ticks == b->metrics_every_ticks &&
+               a->n_consolidation_background == b->n_consolidation_background &&
+               a->consolidation_exit_util == b->consolidation_exit_util &&
+               a->consolidation_hysteresis == b->consolidation_hysteresis &&
+               a->consolidation_headroom == b->consolidation_headroom &&
+               a->consolidation_headroom_level2 == b->consolidation_headroom_level2 &&
+               a->consolidation_shrink_ticks == b->consolidation_shrink_ticks;
 }
 
 int main(int argc, char **argv) {

@@ -64,8 +64,8 @@ void config_init(Config *c) {
                 .metrics_every_ticks = CONFIG_METRICS_EVERY_TICKS_DEFAULT,
                 .consolidation_exit_util = 50,
                 .consolidation_hysteresis = 10,
-                .consolidation_headroom = 50,
-                .consolidation_headroom_level2 = 25,
+                .consolidation_headroom = 25,         /* consolidate.h CONSOLIDATE_HEADROOM_PCT_DEFAULT */
+                .consolidation_headroom_level2 = 10,  /* ..._LEVEL2_DEFAULT */
                 .consolidation_shrink_ticks = 5,
         };
         snprintf(c->runtime_directory, sizeof(c->runtime_directory), "%s", RUNTIME_DIR);

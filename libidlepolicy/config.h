@@ -10,7 +10,7 @@
  *     "metrics_textfile": "", "metrics_every_ticks": 10,
  *     "consolidation_background": ["system.slice", "cgroup:/background"],
  *     "consolidation_exit_util": 50, "consolidation_hysteresis": 10,
- *     "consolidation_headroom": 50, "consolidation_headroom_level2": 25,
+ *     "consolidation_headroom": 25, "consolidation_headroom_level2": 10,
  *     "consolidation_shrink_ticks": 5 }
  *
  * Every key is optional; unknown keys and bad values are rejected with the
@@ -76,8 +76,8 @@ typedef struct Config {
         unsigned n_consolidation_background;
         uint64_t consolidation_exit_util;        /* 1..100, default 50 */
         uint64_t consolidation_hysteresis;       /* 0..exit_util - 1, default 10 */
-        uint64_t consolidation_headroom;         /* 0..400, default 50 */
-        uint64_t consolidation_headroom_level2;  /* 0..400, default 25 */
+        uint64_t consolidation_headroom;         /* 0..400, default 25 */
+        uint64_t consolidation_headroom_level2;  /* 0..400, default 10 */
         uint64_t consolidation_shrink_ticks;     /* 0..3600, default 5 */
 } Config;
 

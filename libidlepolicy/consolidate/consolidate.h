@@ -9,8 +9,9 @@
  * Levels:
  *   0  off.
  *   1  the background is packed onto a set sized from its measured
- *      utilisation with headroom (headroom_pct, default 50%).
- *   2  level 1 with a tighter headroom (headroom_pct_level2, default 25%),
+ *      utilisation with headroom (headroom_pct, default 25%: the
+ *      grow rule below catches a set that turns out too busy).
+ *   2  level 1 with a tighter headroom (headroom_pct_level2, default 10%),
  *      and the caller also steers device interrupts off the freed CPUs.
  *
  * The set (consolidate_pick()): the eligible CPUs (online, not pinned) in
@@ -47,8 +48,8 @@ typedef struct ConsolidateParams {
         unsigned hysteresis_pct;        /* it comes back below exit_pct - hysteresis_pct */
 } ConsolidateParams;
 
-#define CONSOLIDATE_HEADROOM_PCT_DEFAULT 50u
-#define CONSOLIDATE_HEADROOM_PCT_LEVEL2_DEFAULT 25u
+#define CONSOLIDATE_HEADROOM_PCT_DEFAULT 25u
+#define CONSOLIDATE_HEADROOM_PCT_LEVEL2_DEFAULT 10u
 #define CONSOLIDATE_GROW_PCT_DEFAULT 80u
 #define CONSOLIDATE_SHRINK_TICKS_DEFAULT 5u
 #define CONSOLIDATE_EXIT_PCT_DEFAULT 50u

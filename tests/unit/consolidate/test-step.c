@@ -47,12 +47,13 @@ END_TEST
 START_TEST(test_needed) {
         ck_assert_uint_eq(consolidate_needed(&params, 1, 0), 1);           /* at least one */
         ck_assert_uint_eq(consolidate_needed(&params, 1, -1), 1);
-        ck_assert_uint_eq(consolidate_needed(&params, 1, Q10_CPUS(0.5)), 1);  /* 0.75 */
-        ck_assert_uint_eq(consolidate_needed(&params, 1, Q10_CPUS(1)), 2);    /* 1.5 */
-        ck_assert_uint_eq(consolidate_needed(&params, 2, Q10_CPUS(1)), 2);    /* 1.25 */
-        ck_assert_uint_eq(consolidate_needed(&params, 1, Q10_CPUS(2)), 3);    /* 3.0 exactly */
-        ck_assert_uint_eq(consolidate_needed(&params, 2, Q10_CPUS(2.4)), 3);  /* 3.0 exactly */
-        ck_assert_uint_eq(consolidate_needed(&params, 1, Q10_CPUS(2.4)), 4);  /* 3.6 */
+        ck_assert_uint_eq(consolidate_needed(&params, 1, Q10_CPUS(0.5)), 1);  /* 0.625 */
+        ck_assert_uint_eq(consolidate_needed(&params, 1, Q10_CPUS(0.7)), 1);  /* 0.875: 30% of two CPUs and more */
+        ck_assert_uint_eq(consolidate_needed(&params, 1, Q10_CPUS(1)), 2);    /* 1.25 */
+        ck_assert_uint_eq(consolidate_needed(&params, 2, Q10_CPUS(1)), 2);    /* 1.1 */
+        ck_assert_uint_eq(consolidate_needed(&params, 1, Q10_CPUS(2)), 3);    /* 2.5 */
+        ck_assert_uint_eq(consolidate_needed(&params, 2, Q10_CPUS(2.5)), 3);  /* 2.75 */
+        ck_assert_uint_eq(consolidate_needed(&params, 1, Q10_CPUS(2.5)), 4);  /* 3.125 */
 }
 END_TEST
 
@@ -88,7 +89,7 @@ START_TEST(test_sizing) {
         ck_assert_uint_eq(c.size, 2);
         ck_assert_cpuset(&c.set, "0,8");
         ck_assert_cpuset(&c.freed, "1-7,9-15");
-        ck_assert_str_eq(c.reason, "2 CPU(s): background 1.20 CPUs + 50% headroom needs 2");
+        ck_assert_str_eq(c.reason, "2 CPU(s): background 1.20 CPUs + 25% headroom needs 2");
         ck_assert_int_eq(step(1, 10, 1.2, -1), 0);      /* unchanged */
 }
 END_TEST
@@ -97,12 +98,12 @@ END_TEST
 START_TEST(test_hysteresis) {
         ck_assert_int_eq(step(1, 20, 1.0, -1), 1);
         ck_assert_uint_eq(c.size, 2);
-        ck_assert_int_eq(step(1, 20, 3.0, 50), 1);      /* 4.5 → 5 at once */
-        ck_assert_uint_eq(c.size, 5);
-        ck_assert_cpuset(&c.set, "0-2,8-9");
+        ck_assert_int_eq(step(1, 20, 3.0, 50), 1);      /* 3.75 → 4 at once */
+        ck_assert_uint_eq(c.size, 4);
+        ck_assert_cpuset(&c.set, "0-1,8-9");
         for (unsigned i = 1; i < params.shrink_ticks; i++) {
                 ck_assert_int_eq(step(1, 20, 1.0, 30), 0);
-                ck_assert_uint_eq(c.size, 5);
+                ck_assert_uint_eq(c.size, 4);
                 ck_assert_reason_has("held: 2 would do");
         }
         ck_assert_int_eq(step(1, 20, 1.0, 30), 1);
@@ -133,16 +134,16 @@ START_TEST(test_too_busy) {
 }
 END_TEST
 
-/* Level 2's tighter headroom: 2.4 CPUs need 4 at level 1, 3 at level 2. */
+/* Level 2's tighter headroom: 2.5 CPUs need 4 at level 1, 3 at level 2. */
 START_TEST(test_level2) {
-        ck_assert_int_eq(step(1, 20, 2.4, -1), 1);
+        ck_assert_int_eq(step(1, 20, 2.5, -1), 1);
         ck_assert_uint_eq(c.size, 4);
-        ck_assert_int_eq(step(2, 20, 2.4, -1), 0);      /* held: shrinking waits */
+        ck_assert_int_eq(step(2, 20, 2.5, -1), 0);      /* held: shrinking waits */
         ck_assert_uint_eq(c.size, 4);
         consolidation_init(&c);
-        ck_assert_int_eq(step(2, 20, 2.4, -1), 1);
+        ck_assert_int_eq(step(2, 20, 2.5, -1), 1);
         ck_assert_uint_eq(c.size, 3);
-        ck_assert_reason_has("25% headroom");
+        ck_assert_reason_has("10% headroom");
 }
 END_TEST
 
