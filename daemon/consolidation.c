@@ -65,20 +65,28 @@ static int target_key(ConsolidationTarget *t) {
         return -EINVAL;
 }
 
-/* Whether the journal key is one consolidation changed (a JournalFilter). */
-static bool is_ours(const char *path, void *userdata) {
+/* Whether the journal key is an interrupt consolidation steered (a
+ * JournalFilter). */
+static bool is_our_irq(const char *path, void *userdata) {
         const Consolidator *c = userdata;
         WorkloadKnob k;
 
-        for (unsigned i = 0; i < c->n_targets; i++)
-                if (c->targets[i].ours && strcmp(c->targets[i].key, path) == 0)
-                        return true;
         if (knob_workload_parse(path, &k) < 0 || k.kind != WORKLOAD_KNOB_IRQ)
                 return false;
         for (size_t i = 0; i < c->n_irqs; i++)
                 if (c->irqs[i].irq == k.irq)
                         return c->irqs[i].steered;
         return false;
+}
+
+/* Whether the journal key is one consolidation changed (a JournalFilter). */
+static bool is_ours(const char *path, void *userdata) {
+        const Consolidator *c = userdata;
+
+        for (unsigned i = 0; i < c->n_targets; i++)
+                if (c->targets[i].ours && strcmp(c->targets[i].key, path) == 0)
+                        return true;
+        return is_our_irq(path, userdata);
 }
 
 /* Forgets what was steered or refused: the next level 2 starts afresh. */
@@ -277,18 +285,11 @@ static void irqs_steer(Consolidator *c, const CpuSet *set, const char *list) {
 /* Puts back only the interrupts (leaving level 2 for level 1). */
 static void irqs_release(Consolidator *c) {
         ErrorInfo e = {};
-        bool targets[CONFIG_BACKGROUND_MAX];
 
         if (c->n_irqs == 0)
                 return;
-        for (unsigned i = 0; i < c->n_targets; i++) {
-                targets[i] = c->targets[i].ours;
-                c->targets[i].ours = false;
-        }
-        if (journal_restore_some(c->journal, c->root_fd, is_ours, c, &e) < 0)
+        if (journal_restore_some(c->journal, c->root_fd, is_our_irq, c, &e) < 0)
                 log_warning("Consolidation: %s, ignoring.", e.message);
-        for (unsigned i = 0; i < c->n_targets; i++)
-                c->targets[i].ours = targets[i];
         irqs_reset(c);
 }
 

@@ -92,11 +92,6 @@ static bool companion_mode(const PolicySources *in) {
         return in->companion && in->companion->active;
 }
 
-/* The profile in force on cpu. */
-static const Profile *cpu_profile(const PolicySources *in, unsigned cpu) {
-        return cpu < in->n_choices && in->choices[cpu].profile ? in->choices[cpu].profile : in->profile;
-}
-
 /* Adds a wteo knob: value in companion mode, else back to its original if
  * the daemon changed it.  Its current value is unknown here (the sampler
  * does not read it): enforce_write_knobs() reads it and writes only if it
@@ -115,7 +110,7 @@ static int want_wteo_knob(WantedKnobs *l, const PlanEnforcer *pe, const PolicySo
 static unsigned wteo_tolerance(const PolicySources *in, unsigned cpu) {
         if (in->consolidation_freed && cpuset_contains(in->consolidation_freed, cpu))
                 return WTEO_ONE;
-        return cpu_profile(in, cpu)->wteo.tolerance;
+        return policy_sources_profile(in, cpu)->wteo.tolerance;
 }
 
 /* The resume latency CPU cpu wants: "n/a" when the plan polls only; in
@@ -123,7 +118,7 @@ static unsigned wteo_tolerance(const PolicySources *in, unsigned cpu) {
  * limit, the limit itself (wteo, like teo and menu, honours the CPU's
  * resume latency QoS); NULL for no change (its original back). */
 static const char *wanted_resume_latency(const PolicySources *in, unsigned cpu, bool poll_only, char buf[static 16]) {
-        unsigned limit = cpu_profile(in, cpu)->latency_limit_us;
+        unsigned limit = policy_sources_profile(in, cpu)->latency_limit_us;
 
         if (poll_only)
                 return "n/a";

@@ -41,6 +41,10 @@ static void state_fill(const PolicySources *src, unsigned cpu, unsigned k, const
         t->d_time_us[k] = r->states[k].d_time_us;
 }
 
+const Profile *policy_sources_profile(const PolicySources *src, unsigned cpu) {
+        return cpu < src->n_choices && src->choices[cpu].profile ? src->choices[cpu].profile : src->profile;
+}
+
 /* Fills one CPU's input. */
 static void cpu_fill(const PolicySources *src, unsigned cpu, PolicyCpuInput *in) {
         const Sampling *s = src->sampling;
@@ -53,7 +57,7 @@ static void cpu_fill(const PolicySources *src, unsigned cpu, PolicyCpuInput *in)
         *in = (PolicyCpuInput) { .online = cpuset_contains(&s->topology->online, cpu) };
         if (!in->online)
                 return;
-        in->profile = cpu < src->n_choices && src->choices[cpu].profile ? src->choices[cpu].profile : src->profile;
+        in->profile = policy_sources_profile(src, cpu);
         in->consolidation_freed = src->consolidation_freed && cpuset_contains(src->consolidation_freed, cpu);
         in->info = cpuidle_sampler_states(s->sampler, cpu, &n);
         in->tick.n_states = n;

@@ -31,6 +31,9 @@ typedef struct PolicySources {
         const CpuSet *consolidation_freed;  /* the CPUs consolidation freed; NULL: none */
 } PolicySources;
 
+/* The profile in force on cpu: its pin's or hold's, else the machine's. */
+const Profile *policy_sources_profile(const PolicySources *src, unsigned cpu);
+
 /* The per-CPU inputs, kept across ticks (no allocation per tick). */
 typedef struct PolicyInputBuffer {
         PolicyCpuInput *cpus;

@@ -152,19 +152,15 @@ static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *p
 
 /* A CPU consolidation freed runs nothing but what nobody named as
  * background (kernel threads, timers, unconfined services): it sleeps in
- * the deepest state the profile's latency limit allows (policy_latency_us()
- * of a state, calibrated where measured, within latency_limit_us; 0: no
- * limit), and only there, whatever the model says.  A state disabled by
- * hand is never taken.  Nothing when no state qualifies. */
+ * the deepest state the profile allows (policy_state_excluded(): not
+ * disabled by hand, within the latency limit), and only there, whatever
+ * the model says.  Nothing when no state qualifies. */
 static void cpu_consolidation_freed(PolicyCpu *c, const Profile *prof) {
         unsigned deepest = c->n_states;
 
-        for (unsigned k = 0; k < c->n_states; k++) {
-                const PolicyState *st = &c->tick.states[k];
-
-                if (!st->manual_disabled && (prof->latency_limit_us == 0 || policy_latency_us(st) <= prof->latency_limit_us))
+        for (unsigned k = 0; k < c->n_states; k++)
+                if (policy_state_excluded(prof, &c->tick.states[k]) == PLAN_REASON_NONE)
                         deepest = k;
-        }
         if (deepest == c->n_states)
                 return;
         for (unsigned k = 0; k < c->n_states; k++)

@@ -51,8 +51,7 @@ void policy_model_params(const Profile *prof, ModelParams *ret) {
         };
 }
 
-/* Why state s may not be used at all, or NONE. */
-static PlanReason state_excluded(const Profile *prof, const PolicyState *st) {
+PlanReason policy_state_excluded(const Profile *prof, const PolicyState *st) {
         if (st->manual_disabled)
                 return PLAN_REASON_MANUAL;
         if (prof->latency_limit_us == 0 || policy_latency_us(st) <= prof->latency_limit_us)
@@ -71,11 +70,11 @@ static void plan_bounds(const Profile *prof, const PolicyTick *t, PlanBounds *b)
                 b->lowest++;
         if (b->lowest > 0)
                 b->floor_reason = PLAN_REASON_MANUAL;
-        while (b->bound > b->lowest && state_excluded(prof, &t->states[b->bound]) != PLAN_REASON_NONE) {
-                b->cap_reason = state_excluded(prof, &t->states[b->bound]);
+        while (b->bound > b->lowest && policy_state_excluded(prof, &t->states[b->bound]) != PLAN_REASON_NONE) {
+                b->cap_reason = policy_state_excluded(prof, &t->states[b->bound]);
                 b->bound--;
         }
-        if (b->bound == b->lowest && state_excluded(prof, &t->states[b->bound]) == PLAN_REASON_PROFILE_LIMIT)
+        if (b->bound == b->lowest && policy_state_excluded(prof, &t->states[b->bound]) == PLAN_REASON_PROFILE_LIMIT)
                 b->cap_reason = PLAN_REASON_PROFILE_LIMIT;
 }
 

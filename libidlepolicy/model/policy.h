@@ -88,6 +88,11 @@ void policy_model_params(const Profile *prof, ModelParams *ret);
  * one, else the advertised one. */
 uint32_t policy_latency_us(const PolicyState *st);
 
+/* Why state st may not be used at all under prof: MANUAL (disabled by
+ * hand), MISDESCRIBED or PROFILE_LIMIT (policy_latency_us() above the
+ * profile's latency_limit_us), or NONE. */
+PlanReason policy_state_excluded(const Profile *prof, const PolicyState *st);
+
 /* The break-even residency the policy believes: real_residency_us when
  * calibrated; for a misdescribed state without one,
  * max(residency_us, 2 * real_latency_us) (entering and leaving cost about

@@ -66,32 +66,17 @@ static unsigned wteo_gov_select(Governor *g, const GovInput *in) {
         return wteo_select(&w->core, &w->params, w->timer_state, w->teo_choice, fit, enabled_mask(g));
 }
 
-/* The deepest enabled state whose advertised target residency measured_ns
- * reached; the shallowest enabled one if none. */
-static unsigned right_state(const Governor *g, uint64_t measured_ns) {
-        unsigned right = WTEO_STATES_MAX;
-
-        for (unsigned i = 0; i < g->table->n_states; i++) {
-                if (!gov_enabled(g, i))
-                        continue;
-                if (right == WTEO_STATES_MAX || gov_cost(g, i)->target_residency_ns <= measured_ns)
-                        right = i;
-                else
-                        break;
-        }
-        return right == WTEO_STATES_MAX ? 0 : right;
-}
-
 static void wteo_gov_reflect(Governor *g, unsigned state, uint64_t measured_ns, bool poll_timeout) {
         Wteo *w = (Wteo *) g;
-
         bool at_timer = poll_timeout || measured_ns >= w->teo.sleep_length_ns;
 
         teo_reflect(g, state, measured_ns, poll_timeout);
         if (at_timer)
                 measured_ns = w->teo.sleep_length_ns;
-        wteo_reflect(&w->core, &w->params, w->timer_state, right_state(g, measured_ns), w->teo_choice,
-                     measured_ns, !at_timer);
+        /* The right state: the deepest enabled one whose advertised
+         * target residency the idle time reached. */
+        wteo_reflect(&w->core, &w->params, w->timer_state, gov_deepest_fitting(g, measured_ns, SIM_NO_LIMIT),
+                     w->teo_choice, measured_ns, !at_timer);
 }
 
 const GovernorOps governor_wteo = {
