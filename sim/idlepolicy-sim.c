@@ -22,6 +22,7 @@ enum {
         ARG_PER_STATE,
         ARG_BENCH,
         ARG_LIST,
+        ARG_DUMP_INTERVALS,
         ARG_VERSION,
 };
 
@@ -43,6 +44,7 @@ static void help(void) {
                "      --per-state           add the per-state tables to the markdown\n"
                "      --bench               time the replays instead of reporting quality\n"
                "      --list                list tables, workloads and governors\n"
+               "      --dump-intervals      print the idle periods instead (no table needed)\n"
                "  -h, --help                this text\n"
                "      --version             the version\n",
                DEFAULT_INTERVALS, SIM_TABLES_DIR);
@@ -128,6 +130,9 @@ static int parse_option(CliOptions *o, int c, char *arg) {
         case ARG_LIST:
                 o->list = true;
                 return 0;
+        case ARG_DUMP_INTERVALS:
+                o->dump_intervals = true;
+                return 0;
         }
         return parse_value_option(o, c, arg);
 }
@@ -149,6 +154,7 @@ static int parse_argv(int argc, char *argv[], CliOptions *o) {
                 { "per-state", no_argument, NULL, ARG_PER_STATE },
                 { "bench", no_argument, NULL, ARG_BENCH },
                 { "list", no_argument, NULL, ARG_LIST },
+                { "dump-intervals", no_argument, NULL, ARG_DUMP_INTERVALS },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
@@ -177,7 +183,9 @@ static int check_options(const CliOptions *o) {
                 return 0;
         if (o->workloads.n + o->traces.n == 0)
                 return usage_error("nothing to replay", "give --workload or --trace");
-        if (o->tables.n == 0 && o->workloads.n > 0)
+        if (o->dump_intervals && o->bench)
+                return usage_error("one of", "--dump-intervals or --bench");
+        if (o->tables.n == 0 && o->workloads.n > 0 && !o->dump_intervals)
                 return usage_error("no state table", "give --table (or --table all)");
         if (!gov_params_ranges_valid(&o->run.params))
                 return usage_error("bad governor parameter value", "floor is above cap (or floor2 above cap2)");
@@ -209,6 +217,9 @@ int main(int argc, char *argv[]) {
         r = cli_inputs_load(&o, &in);
         if (r < 0)
                 return r == -EINVAL ? 2 : 1;
-        r = o.bench ? cli_run_bench(&o, &in) : cli_run_matrix(&o, &in);
+        if (o.dump_intervals)
+                r = cli_dump_intervals(&in, stdout);
+        else
+                r = o.bench ? cli_run_bench(&o, &in) : cli_run_matrix(&o, &in);
         return r < 0 ? 1 : 0;
 }

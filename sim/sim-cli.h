@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "governor.h"
 #include "sim-report.h"
@@ -33,6 +34,7 @@ typedef struct CliOptions {
         bool per_state;
         bool bench;
         bool list;
+        bool dump_intervals;
         SimRunConfig run;
 } CliOptions;
 
@@ -82,6 +84,12 @@ typedef struct CliProgress {
 void cli_progress_start(CliProgress *p, uint64_t total, SimRunConfig *run);
 /* Clears the line, if one was shown. */
 void cli_progress_end(CliProgress *p);
+
+/* Writes every source's idle periods to f, one per line (tab-separated:
+ * source, cpu, sleep length ns as the governors see it, duration ns,
+ * whether the timer ended it), after a header line.  Returns 0 or a
+ * negative errno. */
+int cli_dump_intervals(const CliInputs *in, FILE *f);
 
 /* Times every governor's replay of every source on every table and prints
  * ns per interval.  Returns 0 or a negative errno. */

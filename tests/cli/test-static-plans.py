@@ -6,8 +6,6 @@ simulator.
 
     test-static-plans.py STATIC_PLANS SIM TABLES_DIR
 """
-import importlib.machinery
-import importlib.util
 import itertools
 import json
 import os
@@ -16,15 +14,9 @@ import sys
 import tempfile
 import unittest
 
+from scriptmod import load
+
 STATIC_PLANS, SIM, TABLES = sys.argv[1], sys.argv[2], sys.argv[3]
-
-
-def load(name, path):
-    loader = importlib.machinery.SourceFileLoader(name, path)
-    spec = importlib.util.spec_from_loader(name, loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 sp = load("static_plans", STATIC_PLANS)

@@ -1,0 +1,188 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""bench/governor-bound: its model against the real simulator's numbers
+(every fixed state of two tables, on a workload and a trace), its duality
+bound against brute force on hand-made options, idlepolicy-sim
+--dump-intervals, and one cell end to end (pgbench on POWER9, which no
+governor can meet).
+
+    test-governor-bound.py GOVERNOR_BOUND SIM TABLES_DIR TRACES_DIR
+"""
+import itertools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from scriptmod import load
+
+GOVERNOR_BOUND, SIM, TABLES, TRACES = sys.argv[1:5]
+N = 20000
+
+
+gb = load("governor_bound", GOVERNOR_BOUND)
+META = {"generated": "test", "seed": 1, "intervals": N}
+
+
+def sim(*args):
+    r = subprocess.run([SIM, "--tables-dir", TABLES, "--seed", "1", "--intervals", str(N)] + list(args),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def intervals(source):
+    args = ["--trace", os.path.join(TRACES, source)] if source.endswith(".trace") else ["--workload", source]
+    rc, out, err = sim("--dump-intervals", *args)
+    assert rc == 0, err
+    return out
+
+
+class Model(unittest.TestCase):
+    """The model's energy, too deep and latency of every fixed state are the
+    simulator's (teo held to one state)."""
+
+    def check(self, source, table):
+        ivs = gb.dump_intervals(SIM, META, source)
+        model = gb.Model(*gb.parse_table(os.path.join(TABLES, table + ".table")))
+        options = gb.key_options(model, ivs, "sleep")
+        for i, j in enumerate(model.enabled):
+            if model.states[j]["polling"]:
+                continue        # the simulator splits long polls; the model does not
+            src = ["--trace", os.path.join(TRACES, source)] if source.endswith(".trace") else ["--workload", source]
+            rc, out, err = sim(*src, "--table", table, "--governor", "teo-range", "-P", "floor=%d" % j,
+                               "-P", "cap=%d" % j, "--json")
+            self.assertEqual(rc, 0, err)
+            row = json.loads(out)["rows"][0]
+            deep, energy, latency = gb.evaluate(options, [i] * len(options))
+            with self.subTest(source=source, table=table, state=j):
+                self.assertEqual(row["entries"], len(ivs))
+                self.assertAlmostEqual(deep, row["too_deep_pct"], delta=0.01)
+                self.assertAlmostEqual(energy, row["energy"], delta=0.0005 * row["energy"] + 0.0001)
+                self.assertAlmostEqual(latency, row["latency_penalty_us"], delta=0.0001 + 0.0005 * latency)
+
+    def test_workload_power9(self):
+        self.check("pgbench", "power9")
+
+    def test_trace_skylake(self):
+        self.check("wakeup.trace", "skylake-sp")
+
+
+class Bound(unittest.TestCase):
+    """The dual bound never exceeds the best per-key mix (checked against
+    every pure choice and an exact two-key programme), and the witness is a
+    real choice within the limits."""
+    # Two keys, three states each: (too deep %, energy, latency).
+    options = [[(10.0, 0.30, 1.0), (4.0, 0.40, 0.5), (0.0, 0.60, 0.2)],
+               [(20.0, 0.20, 2.0), (6.0, 0.35, 1.0), (0.0, 0.55, 0.4)]]
+
+    def pure(self, e_max, l_max):
+        best = None
+        for choice in itertools.product(range(3), repeat=2):
+            p = gb.evaluate(self.options, choice)
+            if p[1] <= e_max and p[2] <= l_max and (best is None or p[0] < best[0]):
+                best = p
+        return best
+
+    def test_bound_below_every_feasible_choice(self):
+        for e_max, l_max in [(0.5, 3.0), (0.8, 2.0), (1.2, 0.6), (0.75, 1.5), (1.0, 1.0)]:
+            lower, witness = gb.bound(self.options, e_max, l_max)
+            best = self.pure(e_max, l_max)
+            with self.subTest(e_max=e_max, l_max=l_max):
+                if best is None:
+                    self.assertIsNone(witness)
+                    continue
+                self.assertLessEqual(lower, best[0] + 1e-9)
+                self.assertIsNotNone(witness)
+                self.assertLessEqual(witness[1], e_max + 1e-12)
+                self.assertLessEqual(witness[2], l_max + 1e-12)
+                self.assertIn(tuple(round(x, 9) for x in witness),
+                              {tuple(round(x, 9) for x in gb.evaluate(self.options, c))
+                               for c in itertools.product(range(3), repeat=2)})
+
+    def test_bound_is_tight_on_a_mix(self):
+        # Energy only (latency slack): the optimum mixes key 1's states 0 and
+        # 1 (deep 10 + 20 -> 10 + 6 costs 0.15 energy): at e_max 0.575 the
+        # programme's optimum is 10 + 20 - 14 * (0.075 / 0.15) = 23.
+        lower, _ = gb.bound(self.options, 0.575, 100.0)
+        self.assertAlmostEqual(lower, 23.0, delta=0.05)
+
+    def test_impossible_limits(self):
+        lower, witness = gb.bound(self.options, 0.1, 100.0)
+        self.assertIsNone(witness)
+        self.assertGreater(lower, 30.0)
+
+
+class Dump(unittest.TestCase):
+    def test_workload(self):
+        out = intervals("pgbench").splitlines()
+        self.assertEqual(out[0], "source\tcpu\tsleep_length_ns\tduration_ns\ttimer")
+        self.assertEqual(len(out), N + 1)
+        for line in out[1:50]:
+            src, cpu, sleep, dur, timer = line.split("\t")
+            self.assertEqual((src, cpu, timer), ("pgbench", "0", "0"))
+            self.assertGreater(int(sleep), int(dur))
+
+    def test_trace_keeps_cpus_and_timer_wakeups(self):
+        rows = [l.split("\t") for l in intervals("wakeup.trace").splitlines()[1:]]
+        self.assertGreater(len({r[1] for r in rows}), 1)
+        self.assertEqual({r[4] for r in rows}, {"0", "1"})
+
+    def test_no_table_needed_and_usage_errors(self):
+        rc, out, err = sim("--workload", "pgbench", "--dump-intervals", "--bench")
+        self.assertEqual(rc, 2)
+        self.assertIn("--dump-intervals or --bench", err)
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([SIM, "--workload", "pgbench", "--intervals", "50000", "--dump-intervals"],
+                               stdout=full, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("Failed to write the idle periods", r.stderr)
+
+
+class EndToEnd(unittest.TestCase):
+    """pgbench on POWER9: teo a third too deep; its idle times are drawn
+    independently, and no per-key choice halves that within teo + 2%."""
+
+    def test_cell(self):
+        rc, out, err = sim("--workload", "pgbench", "--table", "power9", "--governor", "teo,idlepolicy,wteo", "--json")
+        self.assertEqual(rc, 0, err)
+        rows = json.loads(out)["rows"]
+        with tempfile.TemporaryDirectory() as d:
+            q = os.path.join(d, "quality.json")
+            with open(q, "w") as f:
+                json.dump({"meta": META, "rows": rows}, f)
+            r = subprocess.run([sys.executable, GOVERNOR_BOUND, "--sim", SIM, "--tables-dir", TABLES,
+                                "--quality", q, "--out", d], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "governor-bound.json")) as f:
+                cells = json.load(f)["cells"]
+            with open(os.path.join(d, "governor-bound.md")) as f:
+                md = f.read()
+        self.assertEqual([(c["workload"], c["table"]) for c in cells], [("pgbench", "power9")])
+        c = cells[0]
+        self.assertTrue(c["independent"])
+        self.assertGreater(c["teo"]["too_deep_pct"], 20.0)
+        sleep = c["keys"]["sleep"]
+        self.assertEqual(sleep["verdict"], "unreachable")
+        self.assertGreater(sleep["lower_bound_too_deep_pct"], c["goal_too_deep_pct"])
+        self.assertEqual(gb.verdict(c), "unreachable by any governor")
+        self.assertIn("| pgbench (independent) | power9 |", md)
+        self.assertIn("unreachable by any governor", md)
+
+    def test_bad_arguments(self):
+        for extra, message in [(["--octave-steps", "0"], "--octave-steps must be 1..4096"),
+                               (["--only", "nosuch/power9"], "no target cell matches --only"),
+                               (["--quality", "/nonexistent.json"], "cannot read /nonexistent.json")]:
+            with tempfile.TemporaryDirectory() as d:
+                r = subprocess.run([sys.executable, GOVERNOR_BOUND, "--sim", SIM, "--tables-dir", TABLES,
+                                    "--out", d] + extra, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                with self.subTest(extra=extra):
+                    self.assertNotEqual(r.returncode, 0)
+                    self.assertIn(message, r.stderr)
+                    self.assertEqual(os.listdir(d), [])
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)
