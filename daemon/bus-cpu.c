@@ -247,11 +247,12 @@ static int property_get_wteo_tolerance(sd_bus *bus, const char *path, const char
 static int property_get_kernel_weights(sd_bus *bus, const char *path, const char *interface, const char *property,
                                        sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const CompanionCpu *x = companion_cpu(&m->companion, path_cpu(m, path));
+        WteoMatrix w;
+        bool ok = companion_matrix(&m->companion, m->root_fd, m->sampling, path_cpu(m, path), &w) >= 0;
         int r = sd_bus_message_open_container(reply, 'a', "aq");
 
-        for (unsigned s = 0; r >= 0 && x && x->has_matrix && s < x->matrix.n; s++)
-                r = sd_bus_message_append_array(reply, 'q', x->matrix.w[s], x->matrix.n * sizeof(uint16_t));
+        for (unsigned s = 0; r >= 0 && ok && s < w.n; s++)
+                r = sd_bus_message_append_array(reply, 'q', w.w[s], w.n * sizeof(uint16_t));
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
@@ -261,8 +262,12 @@ static int property_get_kernel_weights_error(sd_bus *bus, const char *path, cons
                                              const char *property, sd_bus_message *reply, void *userdata,
                                              sd_bus_error *error) {
         Manager *m = userdata;
-        const CompanionCpu *x = companion_cpu(&m->companion, path_cpu(m, path));
+        unsigned cpu = path_cpu(m, path);
+        const CompanionCpu *x;
+        WteoMatrix w;
 
+        (void) companion_matrix(&m->companion, m->root_fd, m->sampling, cpu, &w);
+        x = companion_cpu(&m->companion, cpu);
         return sd_bus_message_append(reply, "s", x ? x->matrix_error : "");
 }
 

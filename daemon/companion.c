@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Companion mode's reading side (companion.h): what the wteo governor
- * shows per CPU, every tick. */
+ * shows per CPU, its tolerance every tick, its matrix when asked. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,24 +25,6 @@ static int companion_resize(Companion *c, unsigned n) {
         c->cpus = cpus;
         c->n_cpus = n;
         return 0;
-}
-
-/* Reads cpu's matrix (n states) into x; a bad one is logged when its
- * reason changes. */
-static void read_matrix(CompanionCpu *x, int root_fd, unsigned cpu, unsigned n) {
-        ErrorInfo e = {};
-        int r = wteo_matrix_read(root_fd, cpu, n, &x->matrix, &e);
-
-        x->has_matrix = r >= 0;
-        if (r >= 0 || r == -ENOENT) {
-                if (x->matrix_error[0] && r >= 0)
-                        log_info("CPU %u's wteo matrix is valid again.", cpu);
-                x->matrix_error[0] = '\0';
-                return;
-        }
-        if (strcmp(x->matrix_error, e.message) != 0)
-                log_warning("Ignoring CPU %u's wteo matrix: %s", cpu, e.message);
-        snprintf(x->matrix_error, sizeof(x->matrix_error), "%s", e.message);
 }
 
 /* Reads cpu's tolerance into x (a bad one is logged at debug level: the
@@ -74,9 +56,34 @@ int companion_read(Companion *c, int root_fd, const CpuidleSystem *s, const Samp
                         continue;
                 }
                 read_tolerance(x, root_fd, cpu);
-                read_matrix(x, root_fd, cpu, n);
         }
         return c->active != was;
+}
+
+int companion_matrix(Companion *c, int root_fd, const Sampling *smp, unsigned cpu, WteoMatrix *ret) {
+        CompanionCpu *x = cpu < c->n_cpus ? &c->cpus[cpu] : NULL;
+        ErrorInfo e = {};
+        unsigned n = 0;
+        int r;
+
+        if (x && c->active && cpu < smp->topology->n_cpus && smp->topology->cpus[cpu].online)
+                (void) cpuidle_sampler_states(smp->sampler, cpu, &n);
+        if (n == 0) {
+                if (x)
+                        x->matrix_error[0] = '\0';
+                return -ENOENT;
+        }
+        r = wteo_matrix_read(root_fd, cpu, n, ret, &e);
+        if (r >= 0 || r == -ENOENT) {
+                if (x->matrix_error[0] && r >= 0)
+                        log_info("CPU %u's wteo matrix is valid again.", cpu);
+                x->matrix_error[0] = '\0';
+                return r;
+        }
+        if (strcmp(x->matrix_error, e.message) != 0)
+                log_warning("Ignoring CPU %u's wteo matrix: %s", cpu, e.message);
+        snprintf(x->matrix_error, sizeof(x->matrix_error), "%s", e.message);
+        return r;
 }
 
 const CompanionCpu *companion_cpu(const Companion *c, unsigned cpu) {

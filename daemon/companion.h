@@ -15,9 +15,10 @@
  * tolerance whose file is gone).  The resume latency and the halt-poll
  * window are enforced as outside companion mode.
  *
- * This file reads, every tick, what the kernel shows per CPU: the
- * tolerance in force and the matrix (parsed strictly; a bad one is ignored
- * with a named reason, logged once). */
+ * This file reads what the kernel shows per CPU: every tick the tolerance
+ * in force (the enforcer and the metrics need it), and the matrix when a
+ * client asks for it (parsed strictly; a bad one is ignored with a named
+ * reason, logged once per reason). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,9 +30,8 @@
 typedef struct CompanionCpu {
         bool has_tolerance;           /* cpuN/wteo/tolerance read at the last tick */
         uint32_t tolerance;
-        bool has_matrix;              /* cpuN/wteo/matrix read and valid at the last tick */
-        WteoMatrix matrix;
-        char matrix_error[sizeof(((ErrorInfo *) NULL)->message)];   /* why the matrix was ignored, "" if not */
+        char matrix_error[sizeof(((ErrorInfo *) NULL)->message)];   /* why the matrix was ignored at the last
+                                                                     * companion_matrix(), "" if not */
 } CompanionCpu;
 
 typedef struct Companion {
@@ -43,9 +43,15 @@ typedef struct Companion {
 /* Returns true if s says wteo is the governor in force. */
 bool companion_governs(const CpuidleSystem *s);
 
-/* Reads every online CPU's wteo files when s says wteo governs (forgets
+/* Reads every online CPU's wteo tolerance when s says wteo governs (forgets
  * them otherwise).  Returns 1 if active changed, 0 if not, or -ENOMEM. */
 int companion_read(Companion *c, int root_fd, const CpuidleSystem *s, const Sampling *smp);
+
+/* Reads CPU cpu's matrix into *ret while wteo governs and the CPU is
+ * online (its state count from smp), keeping in the CPU's matrix_error why
+ * a bad one is ignored.  Returns 0, -ENOENT (not in companion mode, the CPU
+ * offline, no file), or the read's error (-EBADMSG, -EFBIG, ...). */
+int companion_matrix(Companion *c, int root_fd, const Sampling *smp, unsigned cpu, WteoMatrix *ret);
 
 /* CPU cpu's slot, or NULL (beyond the topology, or nothing read). */
 const CompanionCpu *companion_cpu(const Companion *c, unsigned cpu);
