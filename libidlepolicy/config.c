@@ -8,6 +8,7 @@
 
 #include "build-config.h"
 #include "config.h"
+#include "consolidate/consolidate.h"   /* the consolidation defaults (macros only) */
 #include "fileio.h"
 
 static const char *const log_level_names[] = {
@@ -62,11 +63,11 @@ void config_init(Config *c) {
                 .governor_hold_usec = CONFIG_GOVERNOR_HOLD_USEC_DEFAULT,
                 .sample_files_per_tick = CONFIG_SAMPLE_FILES_PER_TICK_DEFAULT,
                 .metrics_every_ticks = CONFIG_METRICS_EVERY_TICKS_DEFAULT,
-                .consolidation_exit_util = 50,
-                .consolidation_hysteresis = 10,
-                .consolidation_headroom = 25,         /* consolidate.h CONSOLIDATE_HEADROOM_PCT_DEFAULT */
-                .consolidation_headroom_level2 = 10,  /* ..._LEVEL2_DEFAULT */
-                .consolidation_shrink_ticks = 5,
+                .consolidation_exit_util = CONSOLIDATE_EXIT_PCT_DEFAULT,
+                .consolidation_hysteresis = CONSOLIDATE_HYSTERESIS_PCT_DEFAULT,
+                .consolidation_headroom = CONSOLIDATE_HEADROOM_PCT_DEFAULT,
+                .consolidation_headroom_level2 = CONSOLIDATE_HEADROOM_PCT_LEVEL2_DEFAULT,
+                .consolidation_shrink_ticks = CONSOLIDATE_SHRINK_TICKS_DEFAULT,
         };
         snprintf(c->runtime_directory, sizeof(c->runtime_directory), "%s", RUNTIME_DIR);
         snprintf(c->state_directory, sizeof(c->state_directory), "%s", STATE_DIR);
