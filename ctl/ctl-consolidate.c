@@ -27,7 +27,7 @@ void ctl_consolidation_print(const CtlConsolidation *c) {
                 printf(LABEL "no background configured: nothing is confined (set consolidation_background in "
                        "idlepolicyd.conf(5))\n", "");
         for (size_t i = 0; i < c->n_targets; i++)
-                printf(LABEL "%s: %s\n", "", c->targets[i].path, c->targets[i].original);
+                printf(LABEL "%s: %s\n", "", c->targets[i].name, c->targets[i].state);
         if (c->level >= 2)
                 printf(LABEL "IRQs: %u steered, %u refused by the kernel, %u left to someone else (irqbalance?)\n", "",
                        c->irq_steered, c->irq_refused, c->irq_backed_off);

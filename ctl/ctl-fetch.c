@@ -49,8 +49,8 @@ static void consolidation_done(CtlConsolidation *c) {
         free(c->freed);
         free(c->reason);
         for (size_t i = 0; i < c->n_targets; i++) {
-                free(c->targets[i].path);
-                free(c->targets[i].original);
+                free(c->targets[i].name);
+                free(c->targets[i].state);
         }
         free(c->targets);
 }
@@ -182,13 +182,13 @@ static int parse_holds(sd_bus_message *m, void *field) {
 static int read_target_item(sd_bus_message *m, void *userdata) {
         CtlConsolidation *c = userdata;
         const char *name, *state;
-        CtlChange *t;
+        CtlConsolidationTarget *t;
         int r = sd_bus_message_read(m, "ss", &name, &state);
 
         if (r < 0)
                 return r;
         t = array_append((void **) &c->targets, &c->n_targets, sizeof(*t));
-        if (!t || strdup_replace(&t->path, name) < 0 || strdup_replace(&t->original, state) < 0)
+        if (!t || strdup_replace(&t->name, name) < 0 || strdup_replace(&t->state, state) < 0)
                 return -ENOMEM;
         return 0;
 }

@@ -207,9 +207,9 @@ static json_t *policy_to_json(const CtlStatus *s) {
 static json_t *with_previous(json_t *j, const char *previous);
 
 static json_t *target_item(const void *base, size_t i) {
-        const CtlChange *t = &((const CtlConsolidation *) base)->targets[i];
+        const CtlConsolidationTarget *t = &((const CtlConsolidation *) base)->targets[i];
 
-        return json_pack("{s:s?, s:s?}", "name", t->path, "state", t->original);
+        return json_pack("{s:s?, s:s?}", "name", t->name, "state", t->state);
 }
 
 /* The level, the set and why, the measurements (null: unknown). */

@@ -95,15 +95,21 @@ typedef struct CtlChange {
         char *original;
 } CtlChange;
 
+/* One configured background entry and what consolidation did to it. */
+typedef struct CtlConsolidationTarget {
+        char *name;                  /* as configured */
+        char *state;                 /* "confined to 0", "not confined", "skipped: ..." */
+} CtlConsolidationTarget;
+
 /* Consolidation (ConsolidationStatus): where the level comes from, the
- * set, the measurements, the reason, each background entry's state
- * (name → path, state → original of a CtlChange) and the IRQs. */
+ * set, the measurements, the reason, each background entry's state and
+ * the IRQs. */
 typedef struct CtlConsolidation {
         uint32_t level;
         char *source, *set, *freed, *reason;
         bool active, known;          /* known: the daemon has the property */
         double machine_util, background;   /* 0..1, CPUs; < 0 unknown */
-        CtlChange *targets;
+        CtlConsolidationTarget *targets;
         size_t n_targets;
         uint32_t irq_steered, irq_refused, irq_backed_off;
 } CtlConsolidation;
