@@ -16,9 +16,10 @@ import sys
 import tempfile
 import unittest
 
-from scriptmod import load
 
 GOVERNOR_BOUND, SIM, TABLES, TRACES = sys.argv[1:5]
+sys.path.insert(0, os.path.dirname(os.path.abspath(GOVERNOR_BOUND)))
+from scriptmod import load  # noqa: E402  (bench/scriptmod.py, beside the script)
 N = 20000
 
 

@@ -14,9 +14,10 @@ import sys
 import tempfile
 import unittest
 
-from scriptmod import load
 
 STATIC_PLANS, SIM, TABLES = sys.argv[1], sys.argv[2], sys.argv[3]
+sys.path.insert(0, os.path.dirname(os.path.abspath(STATIC_PLANS)))
+from scriptmod import load  # noqa: E402  (bench/scriptmod.py, beside the script)
 
 
 sp = load("static_plans", STATIC_PLANS)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""A bench script (a Python file without .py) loaded as a module, for the
-tests that call its functions directly."""
+"""A bench script (a Python file without .py) loaded as a module: by the
+bench scripts that build on another (policy-quality's target, live's knob
+safety net) and by the tests that call a script's functions directly."""
 import importlib.machinery
 import importlib.util
 
