@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "fileio.h"
 #include "fs-util.h"
 #include "knob.h"
+#include "knob-workload.h"
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
@@ -361,8 +363,15 @@ static int manager_connect_bus(Manager *m) {
 /* Opens the journal and puts back what a killed run left.  Returns 0, 1 if
  * an exit signal interrupted the replay, or a negative errno (logged). */
 static int manager_setup_journal(Manager *m) {
+        char proc[PATH_MAX];
         int r;
 
+        /* The interrupts a killed run steered live under the root it ran
+         * on, like every knob: the replay writes them there. */
+        snprintf(proc, sizeof(proc), "%s/proc", strcmp(m->root, "/") == 0 ? "" : m->root);
+        r = knob_workload_set_irq_root(proc);
+        if (r < 0)
+                return log_error_errno(r, "Failed to use %s for the interrupts: %m", proc);
         r = journal_open(m->runtime_dir, m->root, &m->journal);
         if (r < 0)
                 return r;
