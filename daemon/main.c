@@ -18,7 +18,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "macro.h"
-#include "knob-workload.h"
+#include "knob-cgroup.h"
 #include "manager.h"
 
 typedef struct Args {
@@ -143,7 +143,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
 }
 
 /* Checks the paths.  Returns 0 or a negative errno (logged). */
-static int check_args(const Args *a, char **ret_root) {
+static int check_args(const Args *a, char **ret_root, char **ret_cgroup_root) {
         _cleanup_free_ char *root = realpath(a->root, NULL);
         struct stat st;
 
@@ -157,10 +157,13 @@ static int check_args(const Args *a, char **ret_root) {
                 return log_error_errno(EINVAL, "--state-dir= must be an absolute path: %s", a->state_dir);
         if (a->cgroup_root) {
                 _cleanup_free_ char *cg = realpath(a->cgroup_root, NULL);
+                KnobEnv env = KNOB_ENV_NULL;
 
-                if (!cg || knob_workload_set_cgroup_root(cg) < 0)
+                if (!cg || knob_env_set_cgroup_root(&env, cg) < 0)
                         return log_error_errno(EINVAL, "--cgroup-root= must name a directory other than /: %s",
                                                a->cgroup_root);
+                knob_env_done(&env);
+                *ret_cgroup_root = TAKE_PTR(cg);
         }
         if (strcmp(root, "/") != 0)
                 log_info("Running on the tree under %s, not the real /sys.", root);
@@ -171,11 +174,12 @@ static int check_args(const Args *a, char **ret_root) {
 /* Starts the manager and runs the loop (not when SIGTERM came during
  * start-up).  Knobs are put back whatever happened once the manager has
  * started.  Returns 0 or a negative errno. */
-static int run(const Args *a, const char *root) {
+static int run(const Args *a, const char *root, const char *cgroup_root) {
         _cleanup_(manager_freep) Manager *m = NULL;
         ManagerOptions o = {
                 .config_path = a->config_path,
                 .root = root,
+                .cgroup_root = cgroup_root,
                 .runtime_dir = a->runtime_dir,
                 .tick_usec = a->tick_usec,
                 .state_dir = a->state_dir,
@@ -221,7 +225,7 @@ static void raise_nofile_limit(void) {
 }
 
 int main(int argc, char *argv[]) {
-        _cleanup_free_ char *root = NULL;
+        _cleanup_free_ char *root = NULL, *cgroup_root = NULL;
         Args a = { .root = "/", .mode = -1 };
         sigset_t mask;
         int r;
@@ -229,7 +233,7 @@ int main(int argc, char *argv[]) {
         r = parse_argv(argc, argv, &a);
         if (r <= 0)
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-        r = check_args(&a, &root);
+        r = check_args(&a, &root, &cgroup_root);
         if (r < 0)
                 return EXIT_FAILURE;
         raise_nofile_limit();
@@ -244,6 +248,6 @@ int main(int argc, char *argv[]) {
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGHUP);
         (void) sigprocmask(SIG_BLOCK, &mask, NULL);
-        r = run(&a, root);
+        r = run(&a, root, cgroup_root);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

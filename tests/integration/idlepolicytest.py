@@ -144,6 +144,22 @@ def wait_for(predicate, timeout=10.0, interval=0.05, what='condition'):
 
 # ---- the tree ---------------------------------------------------------------
 
+def journal_live(text):
+    """{key: original} of a restore journal's text (idlepolicyd(8),
+    RESTORE JOURNAL): "KEY VALUE" records, the first of a key wins, "-KEY"
+    forgets it (a later record is a new original)."""
+    entries = {}
+    for line in text.split('\n'):
+        if not line or line.startswith('#'):
+            continue
+        if line.startswith('-'):
+            entries.pop(line[1:], None)
+            continue
+        key, _, value = line.partition(' ')
+        entries.setdefault(key, value)
+    return entries
+
+
 def read(tree, rel):
     """Returns the stripped content of tree/rel."""
     with open(os.path.join(tree, rel), encoding='utf-8', errors='replace') as f:
@@ -596,20 +612,13 @@ class IdlePolicyTestCase(unittest.TestCase):
         return _Ticker(self, period)
 
     def journal_entries(self):
-        """Returns {relpath: original} from the restore journal in the
-        runtime dir, or None when there is no journal."""
+        """Returns {key: original} of the knobs the restore journal in the
+        runtime dir holds, or None when there is no journal."""
         p = os.path.join(self.runtime_dir, JOURNAL_FILE)
         if not os.path.exists(p):
             return None
-        entries = {}
         with open(p, encoding='utf-8') as f:
-            for line in f:
-                line = line.rstrip('\n')
-                if not line or line.startswith('#'):
-                    continue
-                path, _, value = line.partition(' ')
-                entries.setdefault(path, value)
-        return entries
+            return journal_live(f.read())
 
 
 class Periodic:

@@ -74,12 +74,10 @@ class OldJournal(T.IdlePolicyTestCase):
         self.systemd.add_unit(UNIT, [0])
 
     def write_cg(self, rel, value):
-        with open(os.path.join(self.cgroup_root, rel), 'w', encoding='ascii') as f:
-            f.write(value + '\n')
+        T.write(self.cgroup_root, rel, value)
 
     def read_cg(self, rel):
-        with open(os.path.join(self.cgroup_root, rel), encoding='ascii') as f:
-            return f.read().strip()
+        return T.read(self.cgroup_root, rel)
 
     def moved_journal(self):
         """The fixture with its root, cgroup mount and process made ours."""

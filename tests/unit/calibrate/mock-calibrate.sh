@@ -51,7 +51,12 @@ poll=$(cat "$MOCK_ROOT/sys/module/haltpoll/parameters/guest_halt_poll_ns" 2>/dev
 
 echo "cpu=$cpu partner=${partner:--} samples=$samples timer=$tsamples gap=$gap sweep=$sweep x $ssamples enabled=$enabled resume=$resume poll=$poll" >>"$MOCK_LOG"
 if [ -n "${MOCK_JOURNAL:-}" ] && [ -f "$MOCK_JOURNAL" ]; then
-        grep -v '^#' "$MOCK_JOURNAL" | sed 's/^/  journal: /' >>"$MOCK_LOG"
+        # the live records: "-KEY" forgets KEY, the first record of a key wins
+        awk '/^#/ { next }
+             /^-/ { delete live[substr($0, 2)]; next }
+             !($1 in live) { live[$1] = $0; seq[$1] = ++n; line[n] = $1 }
+             END { for (i = 1; i <= n; i++) if (line[i] in live && seq[line[i]] == i) print "  journal: " live[line[i]] }' \
+                "$MOCK_JOURNAL" >>"$MOCK_LOG"
 fi
 
 case ${MOCK_MODE:-ok} in

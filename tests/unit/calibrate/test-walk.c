@@ -20,7 +20,8 @@
 #include "calibrate-internal.h"
 #include "faketree.h"
 #include "fileio.h"
-#include "journal.h"
+#include "change.h"
+#include "fs-util.h"
 #include "log.h"
 
 static const char *mock_path;
@@ -34,7 +35,8 @@ static const char *mock_path;
 typedef struct Fixture {
         char dir[PATH_MAX], root[PATH_MAX + 8], runtime[PATH_MAX + 8], log[PATH_MAX + 8], pidfile[PATH_MAX + 8];
         int root_fd;
-        Journal *journal;
+        KnobEnv env;
+        ChangeLayer *changes;
         Topology *topology;
         CpuidleSampler *sampler;
         sd_event *event;
@@ -58,7 +60,7 @@ static void fixture_setup(unsigned n_cpus, unsigned n_states) {
         snprintf(f.runtime, sizeof(f.runtime), "%s/run", f.dir);
         snprintf(f.log, sizeof(f.log), "%s/log", f.dir);
         snprintf(f.pidfile, sizeof(f.pidfile), "%s/pid", f.dir);
-        snprintf(journal_file, sizeof(journal_file), "%s/" JOURNAL_FILE, f.runtime);
+        snprintf(journal_file, sizeof(journal_file), "%s/" RESTORE_JOURNAL_FILE, f.runtime);
         ck_assert_int_eq(mkdir(f.root, 0755), 0);
         f.root_fd = open(f.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         ck_assert_int_ge(f.root_fd, 0);
@@ -80,7 +82,11 @@ static void fixture_setup(unsigned n_cpus, unsigned n_states) {
 }
 
 static void open_journal(void) {
-        ck_assert_int_eq(journal_open(f.runtime, f.root, &f.journal), 0);
+        f.env = KNOB_ENV_NULL;
+        f.env.root_fd = f.root_fd;
+        f.env.host_fd = host_root_fd();
+        ck_assert_int_eq(change_layer_new(knob_types_default, &f.env, NULL, &f.changes), 0);
+        ck_assert_int_eq(change_layer_open_journal(f.changes, f.runtime, f.root), 0);
 }
 
 /* A fake tree with n_cpus CPUs and n_states states (0: this VM's), and a journal. */
@@ -93,7 +99,8 @@ static void fixture_teardown(void) {
         char cmd[PATH_MAX + 16];
 
         calibration_free(f.result);
-        journal_free(f.journal);
+        f.changes = change_layer_free(f.changes);
+        knob_env_done(&f.env);
         cpuidle_sampler_free(f.sampler);
         topology_free(f.topology);
         sd_event_unref(f.event);
@@ -109,7 +116,8 @@ static void fixture_done(Calibrator *c) {
 }
 
 static EnforceTarget target(void) {
-        return (EnforceTarget) { .root_fd = f.root_fd, .journal = f.journal, .topology = f.topology, .sampler = f.sampler };
+        return (EnforceTarget) { .changes = f.changes, .owner = CHANGE_OWNER(CALIBRATION), .topology = f.topology,
+                                 .sampler = f.sampler };
 }
 
 static void on_done(Calibration *result, int error, void *userdata) {
@@ -204,10 +212,7 @@ static void assert_log_has(const char *log, const char *needle) {
 }
 
 static size_t journal_count(void) {
-        size_t n;
-
-        (void) journal_entries(f.journal, &n);
-        return n;
+        return f.changes ? change_n_changed(f.changes) : 0;
 }
 
 static void assert_pid_gone(pid_t pid) {
@@ -267,6 +272,7 @@ START_TEST(test_two_cpus) {
         /* Before: the daemon disabled halt on CPU 0 (journaled: original 0),
          * someone set CPU 1's halt disabled and CPU 0's resume latency. */
         t = target();
+        t.owner = CHANGE_OWNER(PLAN);
         ck_assert_int_eq(enforce_set_state_disabled(&t, 0, "haltpoll idle", true, &e), 1);
         ck_assert_int_eq(faketree_write(f.root_fd, CPU_DIR "1/cpuidle/state1/disable", "1\n"), 0);
         ck_assert_int_eq(faketree_write(f.root_fd, CPU_DIR "0/power/pm_qos_resume_latency_us", "20\n"), 0);
@@ -281,7 +287,8 @@ START_TEST(test_two_cpus) {
         assert_knobs_vm(1, "0", "1", "0");
         assert_knob("sys/module/haltpoll/parameters/guest_halt_poll_ns", "200000");
         ck_assert_uint_eq(journal_count(), 1);
-        ck_assert_str_eq(journal_entries(f.journal, &(size_t) { 0 })[0].path, CPU_DIR "0/cpuidle/state1/disable");
+        ck_assert_str_eq(change_original(f.changes, CPU_DIR "0/cpuidle/state1/disable"), "0");
+        ck_assert_int_eq(change_owner_of(f.changes, CPU_DIR "0/cpuidle/state1/disable").kind, CHANGE_OWNER_PLAN);
 
         /* Baseline POLL: 5.25 + C; halt 45.25 + C → 40 µs over it. */
         ck_assert_str_eq(f.result->driver, "haltpoll");
@@ -529,7 +536,7 @@ START_TEST(test_crash_replayed) {
         ck_assert_int_eq(kill(mock, SIGKILL), 0);      /* in its own process group: survived */
         assert_knobs_vm(0, "0", "1", "n/a");
         open_journal();
-        ck_assert_int_eq(journal_replay(f.journal, f.root_fd), 2);
+        ck_assert_int_eq(change_layer_replay(f.changes), 2);
         assert_knobs_vm(0, "0", "0", "20");
         ck_assert_uint_eq(journal_count(), 0);
         fixture_teardown();

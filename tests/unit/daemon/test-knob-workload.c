@@ -1,25 +1,31 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The workload knobs (knob-workload.h): a real child process's affinity
- * and a cgroup's cpuset.cpus in a temporary cgroup root, recorded in the
- * restore journal and put back by a restore and by the next start's
- * replay; a thread that is gone or whose TID was reused is never touched;
- * unit keys, and unit knobs kept while there is no bus (the bus itself:
- * test-systemd-unit.c). */
+/* The workload knob types (knob-task.h, knob-cgroup.h, knob-unit.h,
+ * knob-irq.h) through the change layer: a real child process's affinity
+ * and a cgroup's cpuset.cpus in a temporary cgroup root, changed by a pin's
+ * change set and put back by its restore and by the next start's replay; a
+ * thread that is gone or whose TID was reused is never touched; unit keys,
+ * and unit knobs kept while there is no bus (the bus itself:
+ * test-systemd-unit.c); interrupts under the root, never the host's. */
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "change-test.h"
 #include "cpuset.h"
 #include "fileio.h"
-#include "journal.h"
-#include "journal-test.h"
-#include "knob-workload.h"
+#include "knob-cgroup.h"
+#include "knob-irq.h"
+#include "knob-task.h"
+#include "knob-unit.h"
 #include "log.h"
 #include "pin-proc.h"
 #include "unit.h"
+
 #include "child-test.h"
 
-/* The journal key of pid's main thread (start time read from /proc). */
+#define PIN1 CHANGE_OWNER_PIN_ID(1)
+
+/* The key of pid's main thread (start time read from /proc). */
 static void task_key(pid_t pid, char *buf, size_t size) {
         int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
         ProcStat st;
@@ -44,6 +50,16 @@ static void set_affinity(pid_t pid, const char *list) {
         ck_assert_int_eq(task_affinity_set(pid, &s), 0);
 }
 
+/* Writes the restore journal file of t (a previous run's). */
+static void write_journal_file(const FakeTree *t, const char *body) {
+        ck_assert_int_eq(faketree_write(t->fd, "run/" RESTORE_JOURNAL_FILE, "# idlepolicyd restore journal v1 root=%s\n%s",
+                                        t->path, body), 0);
+}
+
+static int parse(const KnobEnv *env, const char *key, KnobAddr *ret) {
+        return knob_parse_key(knob_types_default, env, key, ret);
+}
+
 START_TEST(test_keys) {
         static const char *const bad[] = {
                 "task:", "task:0:1", "task:-1:1", "task:12", "task:12:", "task:12:x", "task:99999999:1",
@@ -57,57 +73,64 @@ START_TEST(test_keys) {
                 "cgroup:/sys/fs/cgroup/a/cpuset.mems",
                 "cgroup:/sys/fs/cgroup/a b/cpuset.cpus",
                 "sys/fs/cgroup/a/cpuset.cpus",
+                "irq:", "irq:01", "irq:-1", "irq:1000001", "irq:1 ",
         };
-        WorkloadKnob k;
+        KnobEnv env = KNOB_ENV_NULL;
+        KnobAddr a;
         char buf[256];
 
-        ck_assert_int_eq(knob_workload_set_cgroup_root("/sys/fs/cgroup"), 0);
-        ck_assert_int_eq(knob_workload_parse("task:12:345", &k), 0);
-        ck_assert_int_eq(k.kind, WORKLOAD_KNOB_TASK);
-        ck_assert_int_eq(k.tid, 12);
-        ck_assert_uint_eq(k.start_time, 345);
-        ck_assert(knob_workload_value_valid(&k, "0-3,8"));
-        ck_assert(!knob_workload_value_valid(&k, ""));
-        ck_assert(!knob_workload_value_valid(&k, "0-3 "));
-        ck_assert(!knob_workload_value_valid(&k, "3-1"));
-        ck_assert_int_eq(knob_workload_parse("cgroup:/sys/fs/cgroup/cpuset/test/cpuset.cpus", &k), 0);
-        ck_assert_int_eq(k.kind, WORKLOAD_KNOB_CGROUP);
-        ck_assert_str_eq(k.path, "/sys/fs/cgroup/cpuset/test/cpuset.cpus");
-        ck_assert(knob_workload_value_valid(&k, ""));
+        ck_assert_int_eq(knob_env_set_cgroup_root(&env, "/sys/fs/cgroup"), 0);
+        ck_assert_int_eq(parse(&env, "task:12:345", &a), 0);
+        ck_assert_ptr_eq(a.type, &knob_type_task);
+        ck_assert_int_eq(a.tid, 12);
+        ck_assert_uint_eq(a.start_time, 345);
+        ck_assert(a.type->value_valid(&a, "0-3,8"));
+        ck_assert(!a.type->value_valid(&a, ""));
+        ck_assert(!a.type->value_valid(&a, "0-3 "));
+        ck_assert(!a.type->value_valid(&a, "3-1"));
+        ck_assert_int_eq(parse(&env, "cgroup:/sys/fs/cgroup/cpuset/test/cpuset.cpus", &a), 0);
+        ck_assert_ptr_eq(a.type, &knob_type_cgroup);
+        ck_assert_str_eq(a.rel, "cpuset/test/cpuset.cpus");
+        ck_assert(a.type->value_valid(&a, ""));
+        ck_assert_int_eq(parse(&env, "irq:24", &a), 0);
+        ck_assert_ptr_eq(a.type, &knob_type_irq);
+        ck_assert_str_eq(a.rel, "proc/irq/24/smp_affinity_list");
+        ck_assert(!a.type->value_valid(&a, ""));
         for (size_t i = 0; i < ELEMENTSOF(bad); i++)
-                ck_assert_msg(knob_workload_parse(bad[i], &k) == -EINVAL, "%s accepted", bad[i]);
-        ck_assert_int_eq(knob_cgroup_key("/sys/fs/cgroup/cpuset/x", buf, sizeof(buf)), 0);
+                ck_assert_msg(parse(&env, bad[i], &a) == -EINVAL, "%s accepted", bad[i]);
+        ck_assert_int_eq(knob_cgroup_key(&env, "/sys/fs/cgroup/cpuset/x", buf, sizeof(buf)), 0);
         ck_assert_str_eq(buf, "cgroup:/sys/fs/cgroup/cpuset/x/cpuset.cpus");
-        ck_assert_int_eq(knob_cgroup_key("/tmp/x", buf, sizeof(buf)), -EINVAL);
-        ck_assert_int_eq(knob_cgroup_key("/sys/fs/cgroup/../x", buf, sizeof(buf)), -EINVAL);
-        ck_assert_int_eq(knob_workload_set_cgroup_root("relative"), -EINVAL);
-        ck_assert_int_eq(knob_workload_set_cgroup_root("/"), -EINVAL);
+        ck_assert_int_eq(knob_cgroup_key(&env, "/tmp/x", buf, sizeof(buf)), -EINVAL);
+        ck_assert_int_eq(knob_cgroup_key(&env, "/sys/fs/cgroup/../x", buf, sizeof(buf)), -EINVAL);
+        ck_assert_int_eq(knob_env_set_cgroup_root(&env, "relative"), -EINVAL);
+        ck_assert_int_eq(knob_env_set_cgroup_root(&env, "/"), -EINVAL);
+        knob_env_done(&env);
 }
 END_TEST
 
-/* The child's affinity recorded, changed, and put back by a restore; the
+/* The child's affinity changed by a pin and put back by its restore; the
  * journal holds a CPU list with a comma, written and read back whole. */
 START_TEST(test_task_affinity_restored) {
         pid_t pid = child_sleeper();         /* before the journal: a child keeps no lock */
         FakeTree *t = unit_tree(NULL);
-        Journal *j = journal_test_open(t);
         char key[64], orig[256], now[256];
         ErrorInfo e = {};
-        size_t n;
+        ChangeTest c;
 
+        change_test_open(&c, t);
         task_key(pid, key, sizeof(key));
         affinity_str(pid, orig, sizeof(orig));
-        ck_assert_int_eq(journal_record(j, key, orig), 1);
-        ck_assert_int_eq(journal_record(j, key, "0"), 0);       /* the first original wins */
-        set_affinity(pid, "0");
+        ck_assert_int_eq(change_test_set(c.l, PIN1, key, "0"), 1);
+        ck_assert_str_eq(change_original(c.l, key), orig);
         affinity_str(pid, now, sizeof(now));
         ck_assert_str_eq(now, "0");
-        ck_assert_int_eq(journal_restore(j, t->fd, &e), 1);
+        ck_assert_int_eq(change_test_set(c.l, PIN1, key, "1"), 1);
+        ck_assert_str_eq(change_original(c.l, key), orig);       /* the first original wins */
+        ck_assert_int_eq(change_restore(c.l, PIN1, &e), 1);
         affinity_str(pid, now, sizeof(now));
         ck_assert_str_eq(now, orig);
-        journal_entries(j, &n);
-        ck_assert_uint_eq(n, 0);
-        journal_free(j);
+        ck_assert_uint_eq(change_n_changed(c.l), 0);
+        change_test_close(&c);
         child_reap(pid);
 }
 END_TEST
@@ -116,19 +139,19 @@ END_TEST
 START_TEST(test_task_affinity_replayed) {
         pid_t pid = child_sleeper();         /* before the journal: a child keeps no lock */
         FakeTree *t = unit_tree(NULL);
-        Journal *j = journal_test_open(t);
         char key[64], orig[256], now[256];
+        ChangeTest c;
 
+        change_test_open(&c, t);
         task_key(pid, key, sizeof(key));
         affinity_str(pid, orig, sizeof(orig));
-        ck_assert_int_eq(journal_record(j, key, orig), 1);
-        set_affinity(pid, "0");
-        journal_free(j);                /* as if killed: the file stays */
-        j = journal_test_open(t);
-        ck_assert_int_eq(journal_replay(j, t->fd), 1);
+        ck_assert_int_eq(change_test_set(c.l, PIN1, key, "0"), 1);
+        change_test_close(&c);          /* as if killed: the file stays */
+        change_test_open(&c, t);
+        ck_assert_int_eq(change_layer_replay(c.l), 1);
         affinity_str(pid, now, sizeof(now));
         ck_assert_str_eq(now, orig);
-        journal_free(j);
+        change_test_close(&c);
         child_reap(pid);
 }
 END_TEST
@@ -138,24 +161,21 @@ END_TEST
 START_TEST(test_task_gone_or_reused) {
         pid_t pid = child_sleeper(), dead = child_sleeper();
         FakeTree *t = unit_tree(NULL);
-        Journal *j = journal_test_open(t);
-        char key[64], other[64], now[256];
-        ErrorInfo e = {};
-        size_t n;
+        char key[64], now[256], body[256];
+        ChangeTest c;
 
-        task_key(pid, key, sizeof(key));
-        snprintf(other, sizeof(other), "task:%d:%s", (int) pid, "1");   /* the same TID, another start */
         set_affinity(pid, "0");
-        ck_assert_int_eq(journal_record(j, other, "1"), 1);
         task_key(dead, key, sizeof(key));
-        ck_assert_int_eq(journal_record(j, key, "1"), 1);
         child_reap(dead);
-        ck_assert_int_eq(journal_restore(j, t->fd, &e), 0);
-        journal_entries(j, &n);
-        ck_assert_uint_eq(n, 0);
+        /* the same TID with another start, and a thread that exited */
+        snprintf(body, sizeof(body), "task:%d:1 1\n%s 1\n", (int) pid, key);
+        write_journal_file(t, body);
+        change_test_open(&c, t);
+        ck_assert_int_eq(change_layer_replay(c.l), 2);
+        ck_assert_uint_eq(change_n_changed(c.l), 0);
         affinity_str(pid, now, sizeof(now));
         ck_assert_str_eq(now, "0");
-        journal_free(j);
+        change_test_close(&c);
         child_reap(pid);
 }
 END_TEST
@@ -165,37 +185,34 @@ END_TEST
  * forgotten. */
 START_TEST(test_cgroup_cpus_restored) {
         FakeTree *t = unit_tree(NULL);
-        Journal *j = journal_test_open(t);
-        char root[512], dir[600], key[700], buf[64];
+        char root[512], dir[600], key[700], key2[700], buf[64];
         ErrorInfo e = {};
-        size_t n;
+        ChangeTest c;
 
         snprintf(root, sizeof(root), "%s/cgroup", t->path);
         snprintf(dir, sizeof(dir), "%s/cpuset/test", root);
         ck_assert_int_eq(faketree_write(t->fd, "cgroup/cpuset/test/cpuset.cpus", "0-1\n"), 0);
         ck_assert_int_eq(faketree_write(t->fd, "cgroup/v2/cpuset.cpus", "\n"), 0);
-        ck_assert_int_eq(knob_workload_set_cgroup_root(root), 0);
+        change_test_open_types(&c, t, NULL, root);
 
-        ck_assert_int_eq(knob_cgroup_key(dir, key, sizeof(key)), 0);
-        ck_assert_int_eq(journal_record(j, key, "0-1"), 1);
-        ck_assert_int_eq(faketree_write(t->fd, "cgroup/cpuset/test/cpuset.cpus", "1\n"), 0);
+        ck_assert_int_eq(knob_cgroup_key(&c.env, dir, key, sizeof(key)), 0);
+        ck_assert_int_eq(change_test_set(c.l, PIN1, key, "1"), 1);
         snprintf(dir, sizeof(dir), "%s/v2", root);
-        ck_assert_int_eq(knob_cgroup_key(dir, key, sizeof(key)), 0);
-        ck_assert_int_eq(journal_record(j, key, ""), 1);
-        ck_assert_int_eq(faketree_write(t->fd, "cgroup/v2/cpuset.cpus", "1\n"), 0);
-        ck_assert_int_eq(journal_restore(j, t->fd, &e), 2);
+        ck_assert_int_eq(knob_cgroup_key(&c.env, dir, key2, sizeof(key2)), 0);
+        ck_assert_int_eq(change_test_set(c.l, PIN1, key2, "1"), 1);
+        ck_assert_int_eq(fileio_read_string_at(t->fd, "cgroup/v2/cpuset.cpus", buf, sizeof(buf)), 0);
+        ck_assert_str_eq(buf, "1");
+        ck_assert_int_eq(change_restore(c.l, PIN1, &e), 2);
         ck_assert_int_eq(fileio_read_string_at(t->fd, "cgroup/cpuset/test/cpuset.cpus", buf, sizeof(buf)), 0);
         ck_assert_str_eq(buf, "0-1");
         ck_assert_int_eq(fileio_read_string_at(t->fd, "cgroup/v2/cpuset.cpus", buf, sizeof(buf)), 0);
         ck_assert_str_eq(buf, "");
 
-        ck_assert_int_eq(journal_record(j, key, ""), 1);
+        ck_assert_int_eq(change_test_set(c.l, PIN1, key2, "1"), 1);
         ck_assert_int_eq(unlinkat(t->fd, "cgroup/v2/cpuset.cpus", 0), 0);
-        ck_assert_int_eq(journal_restore(j, t->fd, &e), 0);
-        journal_entries(j, &n);
-        ck_assert_uint_eq(n, 0);
-        journal_free(j);
-        ck_assert_int_eq(knob_workload_set_cgroup_root("/sys/fs/cgroup"), 0);
+        ck_assert_int_eq(change_restore(c.l, PIN1, &e), 0);
+        ck_assert_uint_eq(change_n_changed(c.l), 0);
+        change_test_close(&c);
 }
 END_TEST
 
@@ -206,20 +223,21 @@ START_TEST(test_unit_keys) {
                 "unit:", "unit:foo", "unit:foo.target", "unit:foo.timer", "unit:foo@.service", "unit:a b.service",
                 "unit:foo.service\n", "unit:/foo.service", "unit:.service",
         };
-        WorkloadKnob k;
+        KnobEnv env = KNOB_ENV_NULL;
+        KnobAddr a;
         char buf[300];
 
-        ck_assert_int_eq(knob_workload_parse("unit:postgresql.service", &k), 0);
-        ck_assert_int_eq(k.kind, WORKLOAD_KNOB_UNIT);
-        ck_assert_str_eq(k.unit, "postgresql.service");
-        ck_assert(knob_workload_value_valid(&k, ""));
-        ck_assert(knob_workload_value_valid(&k, "0-1,4"));
-        ck_assert(!knob_workload_value_valid(&k, "0-1 "));
-        ck_assert_int_eq(knob_workload_parse("unit:getty@tty1.service", &k), 0);
-        ck_assert_int_eq(knob_workload_parse("unit:user-1000.slice", &k), 0);
-        ck_assert_int_eq(knob_workload_parse("unit:run-u12.scope", &k), 0);
+        ck_assert_int_eq(parse(&env, "unit:postgresql.service", &a), 0);
+        ck_assert_ptr_eq(a.type, &knob_type_unit);
+        ck_assert_str_eq(a.name, "postgresql.service");
+        ck_assert(a.type->value_valid(&a, ""));
+        ck_assert(a.type->value_valid(&a, "0-1,4"));
+        ck_assert(!a.type->value_valid(&a, "0-1 "));
+        ck_assert_int_eq(parse(&env, "unit:getty@tty1.service", &a), 0);
+        ck_assert_int_eq(parse(&env, "unit:user-1000.slice", &a), 0);
+        ck_assert_int_eq(parse(&env, "unit:run-u12.scope", &a), 0);
         for (size_t i = 0; i < ELEMENTSOF(bad); i++)
-                ck_assert_msg(knob_workload_parse(bad[i], &k) == -EINVAL, "%s accepted", bad[i]);
+                ck_assert_msg(parse(&env, bad[i], &a) == -EINVAL, "%s accepted", bad[i]);
         ck_assert_int_eq(knob_unit_key("foo.service", buf, sizeof(buf)), 0);
         ck_assert_str_eq(buf, "unit:foo.service");
         ck_assert_int_eq(knob_unit_key("foo.target", buf, sizeof(buf)), -EINVAL);
@@ -227,31 +245,58 @@ START_TEST(test_unit_keys) {
 }
 END_TEST
 
-/* Without a bus a unit knob is "not now": a restore keeps it, without
- * failing, and so does the next start's replay; it is never forgotten. */
+/* Without a bus a unit knob is "not now": a set cannot read it, a replay
+ * keeps it without failing (a leftover), and so does a restore. */
 START_TEST(test_unit_kept_without_bus) {
         FakeTree *t = unit_tree(NULL);
-        Journal *j = journal_test_open(t);
         ErrorInfo e = {};
-        WorkloadKnob k;
+        ChangeTest c;
+        KnobAddr a;
         char buf[64];
-        size_t n;
 
-        knob_workload_set_system_bus(NULL);
-        ck_assert_int_eq(knob_workload_parse("unit:foo.service", &k), 0);
-        ck_assert_int_eq(knob_workload_read(&k, buf, sizeof(buf)), -ENOTCONN);
-        ck_assert_int_eq(knob_workload_write(&k, "0"), -ENOTCONN);
-        ck_assert_int_eq(journal_record(j, "unit:foo.service", ""), 1);
-        ck_assert_int_eq(journal_record(j, "unit:bar.service", "0-1"), 1);
-        ck_assert_int_eq(journal_restore(j, t->fd, &e), 0);
-        journal_entries(j, &n);
-        ck_assert_uint_eq(n, 2);
-        journal_free(j);                /* as if killed */
-        j = journal_test_open(t);
-        ck_assert_int_eq(journal_replay(j, t->fd), 2);
-        ck_assert_str_eq(journal_original(j, "unit:foo.service"), "");
-        ck_assert_str_eq(journal_original(j, "unit:bar.service"), "0-1");
-        journal_free(j);
+        write_journal_file(t, "unit:foo.service \nunit:bar.service 0-1\n");
+        change_test_open(&c, t);
+        ck_assert_int_eq(parse(&c.env, "unit:foo.service", &a), 0);
+        ck_assert_int_eq(a.type->read(&c.env, &a, buf, sizeof(buf)), -ENOTCONN);
+        ck_assert_int_eq(a.type->write(&c.env, &a, "0"), -ENOTCONN);
+        ck_assert_int_eq(change_test_set(c.l, PIN1, "unit:baz.service", "0"), -ENOTCONN);
+        ck_assert_int_eq(change_layer_replay(c.l), 2);
+        ck_assert_uint_eq(change_n_changed(c.l), 2);
+        ck_assert_int_eq(change_owner_of(c.l, "unit:foo.service").kind, CHANGE_OWNER_LEFTOVER);
+        ck_assert_int_eq(change_restore(c.l, CHANGE_OWNER(LEFTOVER), &e), 0);
+        ck_assert_uint_eq(change_n_changed(c.l), 2);
+        change_test_close(&c);          /* as if killed */
+        change_test_open(&c, t);
+        ck_assert_int_eq(change_layer_replay(c.l), 2);
+        ck_assert_str_eq(change_original(c.l, "unit:foo.service"), "");
+        ck_assert_str_eq(change_original(c.l, "unit:bar.service"), "0-1");
+        change_test_close(&c);
+}
+END_TEST
+
+/* Interrupts live under the root: a change and its restore touch the
+ * tree's proc/irq, and a replay too. */
+START_TEST(test_irq_under_the_root) {
+        FakeTree *t = unit_tree(NULL);
+        ErrorInfo e = {};
+        ChangeTest c;
+        char buf[64];
+
+        ck_assert_int_eq(faketree_write(t->fd, "proc/irq/1000/smp_affinity_list", "0-1\n"), 0);
+        change_test_open(&c, t);
+        ck_assert_int_eq(change_test_set(c.l, CHANGE_OWNER(CONSOLIDATION), "irq:1000", "0"), 1);
+        ck_assert_int_eq(fileio_read_string_at(t->fd, "proc/irq/1000/smp_affinity_list", buf, sizeof(buf)), 0);
+        ck_assert_str_eq(buf, "0");
+        change_test_close(&c);          /* as if killed */
+        change_test_open(&c, t);
+        ck_assert_int_eq(change_layer_replay(c.l), 1);
+        ck_assert_int_eq(fileio_read_string_at(t->fd, "proc/irq/1000/smp_affinity_list", buf, sizeof(buf)), 0);
+        ck_assert_str_eq(buf, "0-1");
+        ck_assert_int_eq(change_test_set(c.l, CHANGE_OWNER(CONSOLIDATION), "irq:1000", "1"), 1);
+        ck_assert_int_eq(change_restore_all(c.l, &e), 1);
+        ck_assert_int_eq(fileio_read_string_at(t->fd, "proc/irq/1000/smp_affinity_list", buf, sizeof(buf)), 0);
+        ck_assert_str_eq(buf, "0-1");
+        change_test_close(&c);
 }
 END_TEST
 
@@ -259,22 +304,19 @@ END_TEST
  * skipped, never acted on. */
 START_TEST(test_bad_lines_skipped) {
         FakeTree *t = unit_tree(NULL);
-        Journal *j;
-        size_t n;
+        ChangeTest c;
 
-        ck_assert_int_eq(faketree_write(t->fd, "run/" JOURNAL_FILE,
-                                        "# idlepolicyd restore journal v1 root=%s\n"
-                                        "task:1:1 0-1;reboot\n"
-                                        "cgroup:/etc/shadow 0\n"
-                                        "cgroup:/sys/fs/cgroup/../../etc/cpuset.cpus 0\n"
-                                        "task:1 0\n"
-                                        "unit:foo.target 0\n"
-                                        "unit:foo.service x\n", t->path), 0);
-        j = journal_test_open(t);
-        ck_assert_int_eq(journal_replay(j, t->fd), 0);
-        journal_entries(j, &n);
-        ck_assert_uint_eq(n, 0);
-        journal_free(j);
+        write_journal_file(t, "task:1:1 0-1;reboot\n"
+                              "cgroup:/etc/shadow 0\n"
+                              "cgroup:/sys/fs/cgroup/../../etc/cpuset.cpus 0\n"
+                              "task:1 0\n"
+                              "unit:foo.target 0\n"
+                              "unit:foo.service x\n"
+                              "irq:1 \n");
+        change_test_open(&c, t);
+        ck_assert_int_eq(change_layer_replay(c.l), 0);
+        ck_assert_uint_eq(change_n_changed(c.l), 0);
+        change_test_close(&c);
 }
 END_TEST
 
@@ -290,6 +332,7 @@ static Suite *workload_suite(void) {
         tcase_add_test(tc, test_bad_lines_skipped);
         tcase_add_test(tc, test_unit_keys);
         tcase_add_test(tc, test_unit_kept_without_bus);
+        tcase_add_test(tc, test_irq_under_the_root);
         return s;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Knob paths (daemon/knob.c): the journal accepts only what knob_parse()
  * recognises, companion mode's wteo knobs included. */
-#include "knob.h"
+#include "knob-idle.h"
 #include "unit.h"
 
 START_TEST(test_wteo_paths) {

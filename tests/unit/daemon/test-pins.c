@@ -11,8 +11,8 @@
 #include "bus-error.h"
 #include "faketree.h"
 #include "fileio.h"
-#include "journal.h"
-#include "knob-workload.h"
+#include "change-test.h"
+#include "knob-task.h"
 #include "log.h"
 #include "pins.h"
 #include "unit.h"
@@ -21,7 +21,7 @@
 typedef struct World {
         FakeTree *tree;
         sd_event *event;
-        Journal *journal;
+        ChangeTest changes;
         Topology *topology;
         ProfileSet profiles;
         Persist persist;
@@ -55,7 +55,7 @@ static void on_hold_released(uint32_t cookie, void *userdata) {
 
 static void world_pins(World *w) {
         PinsContext c = {
-                .event = w->event, .journal = w->journal, .root_fd = w->tree->fd,
+                .event = w->event, .changes = w->changes.l,
                 .profiles = world_profiles, .topology = world_topology, .persist = &w->persist,
                 .changed = on_changed, .released = on_released, .hold_released = on_hold_released,
                 .userdata = w,
@@ -72,8 +72,6 @@ static void world_init(World *w) {
 
         *w = (World) { .tree = unit_tree(NULL), .persist = PERSIST_NULL };
         ck_assert_int_eq(sd_event_new(&w->event), 0);
-        snprintf(path, sizeof(path), "%s/run", w->tree->path);
-        ck_assert_int_eq(journal_open(path, w->tree->path, &w->journal), 0);
         ck_assert_int_eq(topology_load(w->tree->fd, &w->topology, NULL), 0);
         profile_init(&p, "balanced");
         ck_assert_int_eq(profile_set_put(&w->profiles, &p), 0);
@@ -85,13 +83,13 @@ static void world_init(World *w) {
         ck_assert_int_eq(faketree_write(w->tree->fd, "cgroup/test/cpuset.cpus", "0-1\n"), 0);
         ck_assert_int_eq(faketree_write(w->tree->fd, "cgroup/test/cgroup.events", "populated 1\nfrozen 0\n"), 0);
         snprintf(path, sizeof(path), "%s/cgroup", w->tree->path);
-        ck_assert_int_eq(knob_workload_set_cgroup_root(path), 0);
+        change_test_open_types(&w->changes, w->tree, NULL, path);
         world_pins(w);
 }
 
 static void world_done(World *w) {
         pins_free(w->pins);
-        journal_free(w->journal);
+        change_test_close(&w->changes);
         topology_free(w->topology);
         persist_done(&w->persist);
         sd_event_unref(w->event);
@@ -133,10 +131,7 @@ static uint32_t pin_pid(World *w, pid_t pid, const char *cpus, const char *profi
 }
 
 static size_t journal_size(World *w) {
-        size_t n;
-
-        journal_entries(w->journal, &n);
-        return n;
+        return change_n_changed(w->changes.l);
 }
 
 /* Forks before the world: a child must not inherit the journal's lock. */
@@ -256,7 +251,7 @@ START_TEST(test_pins_persist) {
 
         world_init(&w);
         id = pin_pid(&w, pid, "0", "latency");
-        ck_assert_int_eq(journal_restore(w.journal, w.tree->fd, &e), 1);     /* as a clean exit does */
+        ck_assert_int_eq(change_restore_all(w.changes.l, &e), 1);     /* as a clean exit does */
         assert_affinity(pid, "0-1");
         w.pins = pins_free(w.pins);
         world_pins(&w);

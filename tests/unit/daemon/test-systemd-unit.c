@@ -14,9 +14,9 @@
 
 #include "cleanup.h"
 #include "cpuset.h"
-#include "journal.h"
-#include "journal-test.h"
-#include "knob-workload.h"
+#include "change-test.h"
+#include "knob-unit.h"
+#include "knob-unit.h"
 #include "log.h"
 #include "systemd-unit.h"
 #include "unit.h"
@@ -434,16 +434,20 @@ START_TEST(test_watch_freed) {
 }
 END_TEST
 
-/* Journals unit's AllowedCPUs as knob-workload reads it.  Returns the
+/* Sets unit's AllowedCPUs to cpus as a pin's change.  Returns the
  * original into orig. */
-static void record_unit(Journal *j, const char *unit, char *orig, size_t size) {
+static void change_unit(ChangeLayer *l, const char *unit, const char *cpus, char *orig, size_t size) {
         char key[300];
-        WorkloadKnob k;
 
         ck_assert_int_eq(knob_unit_key(unit, key, sizeof(key)), 0);
-        ck_assert_int_eq(knob_workload_parse(key, &k), 0);
-        ck_assert_int_eq(knob_workload_read(&k, orig, size), 0);
-        ck_assert_int_eq(journal_record(j, key, orig), 1);
+        ck_assert_int_eq(change_test_set(l, CHANGE_OWNER_PIN_ID(1), key, cpus), 1);
+        snprintf(orig, size, "%s", change_original(l, key));
+}
+
+/* Writes the restore journal file of t (a previous run's). */
+static void write_journal_file(const FakeTree *t, const char *body) {
+        ck_assert_int_eq(faketree_write(t->fd, "run/" RESTORE_JOURNAL_FILE, "# idlepolicyd restore journal v1 root=%s\n%s",
+                                        t->path, body), 0);
 }
 
 /* unit:NAME through the journal: recorded, changed, put back by a
@@ -452,43 +456,37 @@ static void record_unit(Journal *j, const char *unit, char *orig, size_t size) {
 START_TEST(test_journal_round_trip) {
         sd_bus *bus = connect_to(world.address);
         FakeTree *t = unit_tree(NULL);
-        Journal *j = journal_test_open(t);
         char orig[64], last[64];
         ErrorInfo e = {};
-        size_t n;
+        ChangeTest c;
 
-        knob_workload_set_system_bus(bus);
+        change_test_open(&c, t);
+        change_layer_set_bus(c.l, bus);
         mock_add_unit(bus, "journal-a.service", "loaded", "active", "0-1");
-        record_unit(j, "journal-a.service", orig, sizeof(orig));
+        change_unit(c.l, "journal-a.service", "1", orig, sizeof(orig));
         ck_assert_str_eq(orig, "0-1");
-        set_allowed(bus, "journal-a.service", "1");
-        ck_assert_int_eq(journal_restore(j, t->fd, &e), 1);
+        ck_assert_int_eq(change_restore_all(c.l, &e), 1);
         ck_assert_uint_eq(mock_set_calls(bus, "journal-a.service", last, sizeof(last)), 2);
         ck_assert_str_eq(last, "0-1");
-        journal_entries(j, &n);
-        ck_assert_uint_eq(n, 0);
+        ck_assert_uint_eq(change_n_changed(c.l), 0);
 
         /* not set at first: put back as an empty array */
         mock_add_unit(bus, "journal-b.service", "loaded", "active", "");
-        record_unit(j, "journal-b.service", orig, sizeof(orig));
+        change_unit(c.l, "journal-b.service", "0", orig, sizeof(orig));
         ck_assert_str_eq(orig, "");
-        set_allowed(bus, "journal-b.service", "0");
-        knob_workload_set_system_bus(NULL);
-        ck_assert_int_eq(journal_restore(j, t->fd, &e), 0);
-        journal_entries(j, &n);
-        ck_assert_uint_eq(n, 1);
-        journal_free(j);                        /* as if killed */
-        j = journal_test_open(t);
-        ck_assert_int_eq(journal_replay(j, t->fd), 1);
-        ck_assert_str_eq(journal_original(j, "unit:journal-b.service"), "");
-        knob_workload_set_system_bus(bus);
-        ck_assert_int_eq(journal_restore(j, t->fd, &e), 1);
+        change_layer_set_bus(c.l, NULL);
+        ck_assert_int_eq(change_restore_all(c.l, &e), 0);
+        ck_assert_uint_eq(change_n_changed(c.l), 1);
+        change_test_close(&c);                  /* as if killed */
+        change_test_open(&c, t);
+        ck_assert_int_eq(change_layer_replay(c.l), 1);
+        ck_assert_str_eq(change_original(c.l, "unit:journal-b.service"), "");
+        change_layer_set_bus(c.l, bus);
+        ck_assert_int_eq(change_restore(c.l, CHANGE_OWNER(LEFTOVER), &e), 1);
         ck_assert_uint_eq(mock_set_calls(bus, "journal-b.service", last, sizeof(last)), 2);
         ck_assert_str_eq(last, "");
-        journal_entries(j, &n);
-        ck_assert_uint_eq(n, 0);
-        knob_workload_set_system_bus(NULL);
-        journal_free(j);
+        ck_assert_uint_eq(change_n_changed(c.l), 0);
+        change_test_close(&c);
         sd_bus_flush_close_unref(bus);
 }
 END_TEST
@@ -498,24 +496,25 @@ END_TEST
 START_TEST(test_journal_gone_or_unreachable) {
         sd_bus *bus = connect_to(world.address), *bare = connect_to(world.bare_address);
         FakeTree *t = unit_tree(NULL);
-        Journal *j = journal_test_open(t);
         ErrorInfo e = {};
-        size_t n;
+        ChangeTest c;
 
-        knob_workload_set_system_bus(bus);
-        ck_assert_int_eq(journal_record(j, "unit:journal-gone.service", "0"), 1);
-        ck_assert_int_eq(journal_restore(j, t->fd, &e), 0);
-        journal_entries(j, &n);
-        ck_assert_uint_eq(n, 0);
+        write_journal_file(t, "unit:journal-gone.service 0\n");
+        change_test_open(&c, t);
+        change_layer_set_bus(c.l, bus);
+        ck_assert_int_eq(change_layer_replay(c.l), 1);
+        ck_assert_uint_eq(change_n_changed(c.l), 0);
+        change_test_close(&c);
 
-        knob_workload_set_system_bus(bare);
-        ck_assert_int_eq(journal_record(j, "unit:journal-c.service", "0"), 1);
-        ck_assert_int_eq(journal_restore(j, t->fd, &e), -EIO);
+        write_journal_file(t, "unit:journal-c.service 0\n");
+        change_test_open(&c, t);
+        change_layer_set_bus(c.l, bare);
+        ck_assert_int_eq(change_layer_replay(c.l), 1);
+        ck_assert_uint_eq(change_n_changed(c.l), 1);
+        ck_assert_int_eq(change_restore_all(c.l, &e), -EIO);
         ck_assert_msg_has(e, "unit:journal-c.service");
-        journal_entries(j, &n);
-        ck_assert_uint_eq(n, 1);
-        knob_workload_set_system_bus(NULL);
-        journal_free(j);
+        ck_assert_uint_eq(change_n_changed(c.l), 1);
+        change_test_close(&c);
         sd_bus_flush_close_unref(bare);
         sd_bus_flush_close_unref(bus);
 }

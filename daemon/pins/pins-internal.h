@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What pins.c (the registry, holds, choices, pins.json) and pins-apply.c
+ * (making a pin real on the machine and undoing it) share. */
+
+#include "cgroup-watch.h"
+#include "pins.h"
+#include "proc-events.h"
+#include "process-watch.h"
+#include "systemd-unit.h"
+
+/* A pin's life on the machine: its watcher.  What it changed is the
+ * change layer's, owned by CHANGE_OWNER_PIN_ID(id) (a process's thread
+ * affinities tagged with the process's PID). */
+typedef struct PinRuntime {
+        uint32_t id;
+        Pins *owner;
+        ProcessWatch *process;
+        CgroupWatch *cgroup;
+        SystemdUnitWatch *unit;
+        const char *ended;            /* the watcher saw the workload end: why (static) */
+} PinRuntime;
+
+struct Pins {
+        PinsContext ctx;
+        PinRegistry *registry;
+        PinRuntime **runtimes;        /* each allocated on its own: watchers hold pointers */
+        size_t n_runtimes, n_allocated;
+        sd_event_source *ends;        /* defer, off until a watcher fires: pins.c ends the
+                                       * pins whose runtime says ended */
+        ProcEvents *events;           /* the proc connector, while an exec rule is active */
+        int host_fd;                  /* host_root_fd(): processes are always the host's */
+};
+
+/* pins-apply.c */
+
+/* Makes pin (already in the registry, cpus resolved or to be read) real:
+ * journals the originals, writes the CPUs, starts its watcher; fills
+ * pin->target.start_time, pin->pids and, without cpus_given, pin->cpus.
+ * Returns 0, or a named negative errno (pins.h) with e set after putting
+ * back what it changed. */
+int pins_apply(Pins *p, Pin *pin, ErrorInfo *e);
+
+/* After the online CPUs changed: the pin's processes (or its cgroup's
+ * cpuset.cpus) are set to its CPUs that are online again, since the
+ * kernel widened the affinity of the tasks whose CPUs all went offline
+ * (and cgroup v1 dropped them from cpuset.cpus).  Nothing when none of its
+ * CPUs is online (the kernel's fallback stands until one is), for a pin
+ * that keeps its workload's CPUs, and for a unit (AllowedCPUs is kept
+ * across hotplug).  Returns 0 or a named negative errno with e set. */
+int pins_reassert(Pins *p, Pin *pin, const CpuSet *online, ErrorInfo *e);
+
+/* Puts back what pin id changed and stops its watcher.  Returns 0, or
+ * -EIO with e naming the knobs that stay in the journal. */
+int pins_undo(Pins *p, uint32_t id, ErrorInfo *e);
+
+/* The pin's runtime, created if asked.  Returns NULL if absent (or on
+ * -ENOMEM when creating). */
+PinRuntime *pins_runtime(Pins *p, uint32_t id, bool create);
+
+/* Frees every runtime without putting anything back (the journal keeps
+ * the originals). */
+void pins_runtimes_free(Pins *p);
+
+/* Frees rt's watcher and drops it from p. */
+void pins_runtime_free(Pins *p, PinRuntime *rt);
+
+/* Journals and sets the affinity of every thread of process pid.
+ * Returns 0, -ESRCH if it is gone, or a negative errno with e set. */
+int pins_pin_process(Pins *p, PinRuntime *rt, pid_t pid, const CpuSet *cpus, ErrorInfo *e);
+
+/* Forgets what rt journaled for process pid, which exited. */
+void pins_runtime_forget_process(Pins *p, PinRuntime *rt, pid_t pid);

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build-config.h"
+#include "exit-request.h"
+#include "fileio.h"
+#include "log.h"
+#include "macro.h"
+#include "manager-consolidation.h"
+#include "manager-policy.h"
+#include "profiles.h"
+
+#define BUILTIN_PROFILE_DIR PROFILE_DIR "/profiles"
+
+/* Returns 0 or -ENOMEM. */
+static int strdup_or(char **dst, const char *value, const char *fallback) {
+        *dst = strdup(value ?: fallback);
+        return *dst ? 0 : -ENOMEM;
+}
+
+/* Returns 0 or -ENOMEM (logged). */
+int manager_policy_init(Manager *m, const ManagerOptions *o) {
+        m->mode_override = o->mode;
+        m->state_dir_override = o->state_dir != NULL;
+        if (strdup_or(&m->profile_dir, o->profile_dir, BUILTIN_PROFILE_DIR) < 0 ||
+            strdup_or(&m->profile_override_dir, o->profile_override_dir, PROFILE_OVERRIDE_DIR) < 0 ||
+            strdup_or(&m->calibrate_helper, o->calibrate_helper, CALIBRATE_PATH) < 0 ||
+            strdup_or(&m->pins_dir, o->pins_dir, PINS_DIR) < 0 ||
+            strdup_or(&m->state_dir, o->state_dir, m->config.state_directory[0] ? m->config.state_directory : STATE_DIR) < 0)
+                return log_oom();
+        return 0;
+}
+
+void manager_policy_free(Manager *m) {
+        m->calibrator = calibrator_free(m->calibrator);
+        m->calibration = calibration_free(m->calibration);
+        m->policy = policy_loop_free(m->policy);
+        policy_input_buffer_done(&m->policy_input);
+        plan_enforcer_done(&m->enforcer);
+        companion_done(&m->companion);
+        persist_done(&m->persist);
+        free(m->profiles);
+        free(m->profile_dir);
+        free(m->profile_override_dir);
+        free(m->calibrate_helper);
+        free(m->pins_dir);
+        free(m->state_dir);
+}
+
+const Profile *manager_profile(const Manager *m) {
+        const Profile *p = profile_set_find(m->profiles, m->active_profile);
+
+        return p ?: &m->profiles->profiles[0];
+}
+
+/* The profile to use when the wanted one is missing: "balanced", else the
+ * first loaded. */
+static const char *default_profile(const Manager *m) {
+        return profile_set_find(m->profiles, PROFILES_DEFAULT) ? PROFILES_DEFAULT : m->profiles->profiles[0].name;
+}
+
+void manager_policy_save_state(Manager *m) {
+        PersistedState s = { .mode = m->mode, .has_mode = true, .has_consolidation = m->consolidation_level >= 0,
+                             .consolidation = m->consolidation_level >= 0 ? (unsigned) m->consolidation_level : 0 };
+
+        snprintf(s.profile, sizeof(s.profile), "%s", m->active_profile);
+        (void) persist_save_state(&m->persist, &s);
+}
+
+/* Takes the persisted profile and mode (corrupt: defaults, written back). */
+static int load_state(Manager *m) {
+        PersistedState s = {};
+        int r = persist_load_state(&m->persist, &s);
+
+        if (r == -ENOMEM)
+                return log_oom();
+        if (s.profile[0] && !profile_set_find(m->profiles, s.profile))
+                log_warning("The saved profile \"%s\" is not loaded, using \"%s\".", s.profile, default_profile(m));
+        snprintf(m->active_profile, sizeof(m->active_profile), "%s",
+                 s.profile[0] && profile_set_find(m->profiles, s.profile) ? s.profile : default_profile(m));
+        m->mode = m->mode_override >= 0 ? (DaemonMode) m->mode_override : s.has_mode ? s.mode : m->config.mode;
+        m->consolidation_level = s.has_consolidation ? (int) s.consolidation : -1;
+        if (r < 0)
+                manager_policy_save_state(m);
+        return 0;
+}
+
+/* Loads calibration.json.  Returns 1 if there is one, 0 if not, -ENOMEM. */
+static int load_calibration(Manager *m) {
+        Calibration *c = NULL;
+        int r = persist_load_calibration(&m->persist, &c);
+
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r <= 0)
+                return 0;
+        m->calibration = c;
+        log_info("Using the calibration of %s from %s/%s.", c->driver[0] ? c->driver : "no driver",
+                 m->persist.dir, PERSIST_CALIBRATION_FILE);
+        return 1;
+}
+
+/* Returns 0, 1 if an exit signal came (logged), or -ENOMEM (logged). */
+int manager_policy_start(Manager *m) {
+        int r;
+
+        m->profiles = calloc(1, sizeof(ProfileSet));
+        if (!m->profiles || persist_open(&m->persist, m->state_dir) < 0)
+                return log_oom();
+        r = profiles_load(m->profile_dir, m->profile_override_dir, false, m->profiles);
+        if (r < 0)
+                return log_oom();
+        r = load_state(m);
+        if (r < 0)
+                return r;
+        /* Up to PERSIST_CALIBRATION_MAX of JSON to parse. */
+        if (exit_requested_during_start())
+                return 1;
+        r = load_calibration(m);
+        if (r < 0)
+                return r;
+        r = policy_loop_new(m->sampling->topology->n_cpus, (uint64_t) time(NULL) ^ ((uint64_t) getpid() << 32), &m->policy);
+        if (r < 0)
+                return log_oom();
+        log_info("Profile %s, mode %s, %u profile(s) loaded, %s.", m->active_profile, daemon_mode_to_string(m->mode),
+                 m->profiles->n, m->calibration ? "calibrated" : "not calibrated");
+        return 0;
+}
+
+/* Signals a CPU's moved plan. */
+static void on_plan_changed(unsigned cpu, const PolicyCpu *c, void *userdata) {
+        Manager *m = userdata;
+
+        log_debug("CPU %u: cap %u (%s), floor %u (%s).", cpu, c->cap, plan_reason_to_string(c->cap_reason),
+                  c->floor, plan_reason_to_string(c->floor_reason));
+        manager_emit_plan_changed(m, cpu, c);
+}
+
+/* Re-reads the system-wide cpuidle files into m->system (the slow ones
+ * every 10th tick, see sampling.c).  Returns false when there is no cpuidle
+ * (or it cannot be read: logged at debug level). */
+static bool read_system(Manager *m) {
+        ErrorInfo e = {};
+        int r = cpuidle_system_reader_read(m->sampling->system, &m->system, &e);
+
+        if (r < 0) {
+                if (r != -ENOENT)
+                        log_debug_errno(r, "Failed to read cpuidle: %s, skipping the policy this tick", e.message);
+                m->system = (CpuidleSystem) {};
+                return false;
+        }
+        return true;
+}
+
+static PolicySources policy_sources(Manager *m) {
+        return (PolicySources) {
+                .profile = manager_profile(m),
+                .choices = m->cpu_choices,
+                .n_choices = m->n_cpu_choices,
+                .sampling = m->sampling,
+                .system = &m->system,
+                .calibration = m->calibration,
+                .changes = m->changes,
+                .companion = &m->companion,
+                .consolidation_freed = manager_consolidation_freed(m),
+        };
+}
+
+/* Enforce mode: writes what differs from the plan. */
+static void enforce_plan(Manager *m, uint64_t now_usec) {
+        EnforceTarget t = manager_enforce_target(m, CHANGE_OWNER(PLAN));
+        PolicySources in = policy_sources(m);
+
+        if (plan_enforce(&m->enforcer, m->policy, &in, &t, now_usec, m->config.governor_hold_usec) > 0) {
+                cpuidle_system_reader_request_full(m->sampling->system);
+                manager_knobs_changed(m);
+        }
+}
+
+void manager_policy_tick(Manager *m, uint64_t now_usec) {
+        PolicySystem before = m->policy->sys;
+        PolicySources src;
+        PolicyStepInput in;
+        int r;
+
+        if (calibrator_running(m->calibrator) || !m->sampling->has_rates || !read_system(m))
+                return;
+        r = companion_read(&m->companion, m->root_fd, &m->system, m->sampling);
+        if (r < 0) {
+                (void) sd_event_exit(m->event, log_oom());
+                return;
+        }
+        if (r > 0) {
+                log_info("%s companion mode: wteo %s the governor.", m->companion.active ? "Entering" : "Leaving",
+                         m->companion.active ? "is" : "is no longer");
+                manager_emit(m, "CompanionMode");
+        }
+        src = policy_sources(m);
+        if (policy_input_build(&m->policy_input, &src, &in) < 0) {
+                (void) sd_event_exit(m->event, log_oom());
+                return;
+        }
+        policy_loop_tick(m->policy, &in, on_plan_changed, m);
+        if (before.has_poll != m->policy->sys.has_poll || before.poll.mode != m->policy->sys.poll.mode)
+                manager_emit(m, "PollMode");
+        if (before.poll.window_ns != m->policy->sys.poll.window_ns)
+                manager_emit(m, "PollWindowNSec");
+        if (m->mode == DAEMON_MODE_ENFORCE)
+                enforce_plan(m, now_usec);
+}
+
+void manager_policy_replan(Manager *m, uint64_t now_usec) {
+        PolicySources src;
+        PolicyStepInput in;
+
+        if (!m->sampling || !m->policy || calibrator_running(m->calibrator) || !m->sampling->has_rates ||
+            !m->system.driver[0])
+                return;
+        src = policy_sources(m);
+        if (policy_input_build(&m->policy_input, &src, &in) < 0) {
+                (void) sd_event_exit(m->event, log_oom());
+                return;
+        }
+        policy_loop_replan(m->policy, &in, on_plan_changed, m);
+        if (m->mode == DAEMON_MODE_ENFORCE)
+                enforce_plan(m, now_usec);
+}
+
+void manager_policy_hotplug(Manager *m) {
+        if (policy_loop_resize(m->policy, m->sampling->topology) < 0)
+                (void) sd_event_exit(m->event, log_oom());
+}
+
+void manager_policy_reload(Manager *m) {
+        _cleanup_free_ ProfileSet *s = calloc(1, sizeof(ProfileSet));
+        int r;
+
+        if (!s) {
+                (void) sd_event_exit(m->event, log_oom());
+                return;
+        }
+        r = profiles_load(m->profile_dir, m->profile_override_dir, true, s);
+        if (r == -ENOMEM)
+                (void) sd_event_exit(m->event, log_oom());
+        if (r < 0) {
+                log_error("Keeping the previous %u profile(s).", m->profiles->n);
+                return;
+        }
+        free(m->profiles);
+        m->profiles = TAKE_PTR(s);
+        log_info("Reloaded %u profile(s).", m->profiles->n);
+        manager_emit(m, "Profiles");
+        if (!profile_set_find(m->profiles, m->active_profile)) {
+                log_warning("Profile \"%s\" is gone, switching to \"%s\".", m->active_profile, default_profile(m));
+                snprintf(m->active_profile, sizeof(m->active_profile), "%s", default_profile(m));
+                manager_consolidation_profile_changed(m);
+                manager_emit(m, "ActiveProfile");
+                manager_emit(m, "Consolidation");
+                manager_policy_save_state(m);
+        }
+}
+
+/* Returns 0 or -ENOPKG with e set. */
+int manager_set_profile(Manager *m, const char *name, ErrorInfo *e) {
+        if (!profile_set_find(m->profiles, name))
+                return errinfo_set(e, -ENOPKG, "Unknown profile \"%s\" (see the Profiles property)", name);
+        if (strcmp(name, m->active_profile) == 0)
+                return 0;
+        log_info("Switching profile from %s to %s.", m->active_profile, name);
+        snprintf(m->active_profile, sizeof(m->active_profile), "%s", name);
+        manager_consolidation_profile_changed(m);
+        manager_policy_save_state(m);
+        manager_emit(m, "ActiveProfile");
+        manager_emit(m, "Consolidation");
+        return 0;
+}
+
+/* Observe mode writes nothing the policy decides: puts back every knob the
+ * plan and the companion changed and what consolidation confined (not the
+ * administrator's settings, not the pins: requests in force, whose
+ * workloads stay where the pins put them).  Returns the number put back,
+ * or -EIO with e set. */
+static int restore_plan_knobs(Manager *m, ErrorInfo *e) {
+        int r = change_restore(m->changes, CHANGE_OWNER(PLAN), e), q = 0;
+
+        if (r >= 0)
+                q = change_restore(m->changes, CHANGE_OWNER(COMPANION), e);
+        if (r >= 0 && q >= 0)
+                q = manager_consolidation_release(m, e);
+        if (r >= 0)
+                r = q < 0 ? q : r + q;
+
+        if (m->sampling) {
+                cpuidle_sampler_invalidate(m->sampling->sampler);
+                cpuidle_system_reader_request_full(m->sampling->system);
+        }
+        manager_knobs_changed(m);
+        return r;
+}
+
+/* Returns 0, or -EDOM / -EBUSY / -EIO with e set. */
+int manager_set_mode(Manager *m, const char *mode, ErrorInfo *e) {
+        DaemonMode new;
+        uint64_t now = 0;
+        int r;
+
+        if (daemon_mode_from_string(mode, &new) < 0)
+                return errinfo_set(e, -EDOM, "Invalid mode \"%s\": use \"observe\" or \"enforce\"", mode);
+        if (calibrator_running(m->calibrator))
+                return errinfo_set(e, -EBUSY, "A calibration is running, try again when it has finished");
+        if (new == m->mode)
+                return 0;
+        if (new == DAEMON_MODE_OBSERVE) {
+                r = restore_plan_knobs(m, e);
+                if (r < 0)
+                        return r;
+                log_info("Observe mode: put back %d knob(s) the plan had changed.", r);
+        }
+        m->mode = new;
+        manager_policy_save_state(m);
+        manager_emit(m, "Mode");
+        if (new == DAEMON_MODE_ENFORCE && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0) {
+                log_info("Enforce mode: applying the plan.");
+                enforce_plan(m, now);
+        }
+        return 0;
+}
