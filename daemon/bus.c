@@ -7,6 +7,7 @@
 
 #include "bus.h"
 #include "bus-cpu.h"
+#include "bus-latency.h"
 #include "bus-manager.h"
 #include "bus-pins.h"
 #include "log.h"
@@ -23,6 +24,8 @@ int bus_connect(Manager *m) {
                 r = bus_cpu_register(m);
         if (r >= 0)
                 r = bus_pins_register(m);
+        if (r >= 0)
+                r = bus_latency_register(m);
         if (r >= 0)
                 r = sd_bus_add_object_manager(m->bus, NULL, BUS_PATH);
         if (r < 0)

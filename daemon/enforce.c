@@ -294,6 +294,45 @@ int enforce_set_state_disabled(const EnforceTarget *t, uint32_t cpu, const char 
         return r;
 }
 
+/* Adds every state's disable knob of cpu: set above the limit, clear at or
+ * below it.  Returns 0 or a negative errno with e set. */
+static int add_latency_limit(const EnforceTarget *t, unsigned cpu, const void *args, ChangeSet *p, ErrorInfo *e) {
+        uint32_t usec = *(const uint32_t *) args;
+        unsigned n = 0;
+        const CpuidleStateInfo *states = cpuidle_sampler_states(t->sampler, cpu, &n);
+
+        for (unsigned k = 0; k < n; k++) {
+                char path[KNOB_PATH_MAX], old[KNOB_VALUE_MAX];
+                int r;
+
+                knob_state_disable_path(cpu, k, path);
+                if (!(states[k].files & CPUIDLE_HAS_DISABLE))
+                        return errinfo_set(e, -EIO, "%s does not exist", path);
+                r = read_knob(t, path, old, e);
+                if (r >= 0)
+                        r = change_set_add(p, path, old, states[k].latency_us > usec ? "1" : "0");
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Returns 1, 0 or a negative errno with e set. */
+int enforce_set_latency_limit(const EnforceTarget *t, uint32_t cpu, uint32_t usec, ErrorInfo *e) {
+        char list[256] = "";
+        CpuSet cpus;
+        int r;
+
+        r = pick_cpus(t, cpu, true, &cpus, e);
+        if (r < 0)
+                return r;
+        r = apply_on_cpus(t, &cpus, add_latency_limit, &usec, list, e);
+        if (r > 0)
+                log_info("Disabled every idle state with an exit latency above %" PRIu32 " us on CPU %s, enabled the others.",
+                         usec, list);
+        return r;
+}
+
 bool enforce_resume_latency_valid(uint32_t usec) {
         return usec <= CPUIDLE_RESUME_LATENCY_MAX || usec == CPUIDLE_RESUME_LATENCY_NA;
 }

@@ -109,6 +109,7 @@ Manager *manager_free(Manager *m) {
         manager_pins_free(m);
         manager_consolidation_free(m);
         manager_policy_free(m);
+        latency_watch_done(&m->latency);
         polkit_registry_free(m->polkit);
         sd_event_source_unref(m->tick_source);
         sd_event_source_unref(m->exit_source);
@@ -253,6 +254,8 @@ static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                 manager_consolidation_tick(m);
         if (!m->sample_failing && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
                 manager_policy_tick(m, now);
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0 && manager_latency_tick(m, now) == -ENOMEM)
+                return sd_event_exit(m->event, -ENOMEM);
         manager_metrics_tick(m, metrics_now_usec(CLOCK_MONOTONIC) - start);
         r = sd_event_source_set_time_relative(s, m->tick_usec);
         if (r >= 0)

@@ -16,6 +16,7 @@
 #include "consolidation.h"
 #include "enforce.h"
 #include "journal.h"
+#include "latency-watch.h"
 #include "metrics.h"
 #include "overrides.h"
 #include "persist.h"
@@ -117,6 +118,8 @@ struct Manager {
         /* Consolidation (manager-consolidation.h). */
         Consolidator *consolidator;
         int consolidation_level;     /* SetConsolidation()'s, -1: the profile's */
+
+        LatencyWatch latency;        /* the CPU latency request (latency-watch.h) */
 };
 
 /* Loads the configuration and opens the root.  Returns 0 or a negative
