@@ -134,6 +134,13 @@ int manager_latency_tick(Manager *m, uint64_t now_usec) {
         return 0;
 }
 
+int manager_latency_start(Manager *m) {
+        uint64_t now = 0;
+
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        return manager_latency_tick(m, now);
+}
+
 void latency_watch_metrics(const LatencyWatch *w, Exposition *x) {
         char pid[16];
 

@@ -44,6 +44,10 @@ void latency_watch_done(LatencyWatch *w);
  * Returns 0 or -ENOMEM (logged). */
 int manager_latency_tick(Manager *m, uint64_t now_usec);
 
+/* The start-up phase after the sampling: the first read, so that the
+ * request is known before the first tick.  Returns 0 or -ENOMEM (logged). */
+int manager_latency_start(Manager *m);
+
 /* The request in force (-1 unknown), for the bus and ctl. */
 int32_t latency_watch_usec(const LatencyWatch *w);
 

@@ -106,6 +106,7 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        ppd_follow_free(m->ppd);
         manager_pins_free(m);
         manager_consolidation_free(m);
         manager_policy_free(m);
@@ -283,6 +284,7 @@ static void manager_apply_config(Manager *m, const Config *c) {
         snprintf(old_textfile, sizeof(old_textfile), "%s", m->config.metrics_textfile);
         m->config = *c;
         manager_consolidation_reconfigure(m);
+        manager_ppd_reconfigure(m);
         manager_metrics_reconfigured(m, old_textfile);
         if (tick == m->tick_usec)
                 return;
@@ -422,10 +424,12 @@ int manager_start(Manager *m) {
                 manager_setup_event,
                 manager_setup_journal,
                 manager_setup_sampling,
+                manager_latency_start,
                 manager_policy_start,
                 manager_pins_start,
                 manager_consolidation_start,
                 manager_connect_bus,
+                manager_ppd_start,
                 manager_pins_load,
         };
         int r;

@@ -25,6 +25,7 @@
 #include "polkit.h"
 #include "policy-input.h"
 #include "policy-step.h"
+#include "ppd-follow.h"
 #include "profile.h"
 #include "sampling.h"
 
@@ -120,6 +121,7 @@ struct Manager {
         int consolidation_level;     /* SetConsolidation()'s, -1: the profile's */
 
         LatencyWatch latency;        /* the CPU latency request (latency-watch.h) */
+        PpdFollow *ppd;              /* following power-profiles-daemon, or NULL (ppd-follow.h) */
 };
 
 /* Loads the configuration and opens the root.  Returns 0 or a negative
