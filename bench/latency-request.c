@@ -23,22 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-clock.h"
 #include "dirlist.h"
 #include "faketree.h"
 #include "latency-request.h"
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *) a, y = *(const double *) b;
-
-        return x < y ? -1 : x > y;
-}
 
 /* Median µs of one read over n reads (in 5 runs).  Returns -1 if the
  * device cannot be read. */
@@ -47,14 +35,14 @@ static double read_usec(int root_fd, unsigned n) {
         int32_t v;
 
         for (unsigned r = 0; r < 5; r++) {
-                uint64_t t0 = now_ns();
+                uint64_t t0 = bench_now_ns();
 
                 for (unsigned i = 0; i < n; i++)
                         if (latency_request_read(root_fd, &v) < 0)
                                 return -1;
-                runs[r] = (double) (now_ns() - t0) / 1000.0 / n;
+                runs[r] = (double) (bench_now_ns() - t0) / 1000.0 / n;
         }
-        qsort(runs, 5, sizeof(double), cmp_double);
+        qsort(runs, 5, sizeof(double), bench_cmp_double);
         return runs[2];
 }
 
@@ -63,7 +51,7 @@ static double scan_msec(int root_fd, unsigned n, size_t *ret_holders) {
         double runs[5];
 
         for (unsigned r = 0; r < 5; r++) {
-                uint64_t t0 = now_ns();
+                uint64_t t0 = bench_now_ns();
 
                 for (unsigned i = 0; i < n; i++) {
                         LatencyHolders h = LATENCY_HOLDERS_NULL;
@@ -73,9 +61,9 @@ static double scan_msec(int root_fd, unsigned n, size_t *ret_holders) {
                         *ret_holders = h.n;
                         latency_holders_done(&h);
                 }
-                runs[r] = (double) (now_ns() - t0) / 1e6 / n;
+                runs[r] = (double) (bench_now_ns() - t0) / 1e6 / n;
         }
-        qsort(runs, 5, sizeof(double), cmp_double);
+        qsort(runs, 5, sizeof(double), bench_cmp_double);
         return runs[2];
 }
 
