@@ -17,22 +17,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench-clock.h"
 #include "wteo-core.h"
 
 #define SEQ 4096u
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *) a, y = *(const double *) b;
-
-        return x < y ? -1 : x > y;
-}
 
 /* ns per entry (select + reflect) over entries entries on n states. */
 static double run(unsigned n, unsigned long entries) {
@@ -54,7 +42,7 @@ static double run(unsigned n, unsigned long entries) {
         wteo_init(&cpu, n, WTEO_TOLERANCE_DEFAULT);
         for (unsigned j = 0; j < n; j++)
                 wteo_set_state(&cpu, j, j ? 2000ull << (2 * j) : 0, j ? 1000ull << (2 * j) : 0);
-        t0 = now_ns();
+        t0 = bench_now_ns();
         for (unsigned long i = 0; i < entries; i++) {
                 unsigned k = (unsigned) (i & (SEQ - 1));
 
@@ -62,7 +50,7 @@ static double run(unsigned n, unsigned long entries) {
                 wteo_reflect(&cpu, &p, s[k], right[k], c[k], idle_ns[k], right[k] < s[k]);
         }
         __asm__ volatile("" : : "r"(sink) : "memory");
-        return (double) (now_ns() - t0) / (double) entries;
+        return (double) (bench_now_ns() - t0) / (double) entries;
 }
 
 int main(int argc, char **argv) {
@@ -103,7 +91,7 @@ int main(int argc, char **argv) {
 
                 for (unsigned r = 0; r < repeats; r++)
                         v[r] = run(sizes[i], entries);
-                qsort(v, repeats, sizeof(double), cmp_double);
+                qsort(v, repeats, sizeof(double), bench_cmp_double);
                 len += (size_t) snprintf(json + len, sizeof(json) - len, "%s\"%u\": %.2f", i ? ", " : "",
                                          sizes[i], v[repeats / 2]);
         }

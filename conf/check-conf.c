@@ -26,7 +26,8 @@ static bool config_equal(const Config *a, const Config *b) {
                a->consolidation_hysteresis == b->consolidation_hysteresis &&
                a->consolidation_headroom == b->consolidation_headroom &&
                a->consolidation_headroom_level2 == b->consolidation_headroom_level2 &&
-               a->consolidation_shrink_ticks == b->consolidation_shrink_ticks;
+               a->consolidation_shrink_ticks == b->consolidation_shrink_ticks &&
+               a->follow_power_profiles == b->follow_power_profiles;
 }
 
 int main(int argc, char **argv) {

@@ -55,6 +55,18 @@ static void consolidation_done(CtlConsolidation *c) {
         free(c->targets);
 }
 
+static void latency_request_done(CtlLatencyRequest *l) {
+        free(l->error);
+        for (size_t i = 0; i < l->n_holders; i++)
+                free(l->holders[i].comm);
+        free(l->holders);
+}
+
+static void power_profiles_done(CtlPowerProfiles *p) {
+        free(p->bus_name);
+        free(p->profile);
+}
+
 void ctl_status_done(CtlStatus *s) {
         free(s->version);
         free(s->driver);
@@ -85,6 +97,8 @@ void ctl_status_done(CtlStatus *s) {
                 hold_done(&s->holds[i]);
         free(s->holds);
         consolidation_done(&s->consolidation);
+        latency_request_done(&s->latency_request);
+        power_profiles_done(&s->power_profiles);
         *s = CTL_STATUS_NULL;
 }
 
@@ -216,6 +230,48 @@ static int parse_consolidation(sd_bus_message *m, void *field) {
         return r < 0 ? r : sd_bus_message_exit_container(m);
 }
 
+/* LatencyRequestUSec i; field is the CtlStatus. */
+static int parse_latency_usec(sd_bus_message *m, void *field) {
+        CtlLatencyRequest *l = &((CtlStatus *) field)->latency_request;
+
+        l->known = true;
+        return sd_bus_message_read(m, "i", &l->usec);
+}
+
+static int read_latency_holder(sd_bus_message *m, void *userdata) {
+        CtlLatencyRequest *l = userdata;
+        CtlLatencyHolder *h;
+        const char *comm;
+        uint32_t pid;
+        int r = sd_bus_message_read(m, "us", &pid, &comm);
+
+        if (r < 0)
+                return r;
+        h = array_append((void **) &l->holders, &l->n_holders, sizeof(*h));
+        if (!h || strdup_replace(&h->comm, comm) < 0)
+                return -ENOMEM;
+        h->pid = pid;
+        return 0;
+}
+
+/* LatencyRequestHolders a(us); field is the CtlStatus. */
+static int parse_latency_holders(sd_bus_message *m, void *field) {
+        return ctl_bus_read_array(m, 'r', "us", read_latency_holder, &((CtlStatus *) field)->latency_request);
+}
+
+/* FollowPowerProfiles (bss); field is the CtlStatus. */
+static int parse_power_profiles(sd_bus_message *m, void *field) {
+        CtlPowerProfiles *p = &((CtlStatus *) field)->power_profiles;
+        const char *name, *profile;
+        int follow, r = sd_bus_message_read(m, "(bss)", &follow, &name, &profile);
+
+        if (r < 0)
+                return r;
+        p->known = true;
+        p->follow = follow;
+        return strdup_replace(&p->bus_name, name) < 0 || strdup_replace(&p->profile, profile) < 0 ? -ENOMEM : 0;
+}
+
 /* The map's offset 0 entries (HaltPoll, Changed; States, Counters, Rates
  * below) receive the whole struct. */
 static const PropMap manager_map[] = {
@@ -240,6 +296,11 @@ static const PropMap manager_map[] = {
         { "Holds", "a(usssss)", parse_holds, 0 },
         { "Consolidation", "u", prop_parse_u32, offsetof(CtlStatus, consolidation.level) },
         { "ConsolidationStatus", "(sbssddsa(ss)(uuu))", parse_consolidation, 0 },
+        { "LatencyRequestUSec", "i", parse_latency_usec, 0 },
+        { "LatencyRequestError", "s", prop_parse_string, offsetof(CtlStatus, latency_request.error) },
+        { "LatencyRequestHolders", "a(us)", parse_latency_holders, 0 },
+        { "LatencyRequestHidden", "u", prop_parse_u32, offsetof(CtlStatus, latency_request.hidden) },
+        { "FollowPowerProfiles", "(bss)", parse_power_profiles, 0 },
         {}
 };
 

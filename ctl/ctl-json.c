@@ -228,6 +228,25 @@ int ctl_json_print_consolidation(const CtlConsolidation *c, const char *previous
         return print_and_drop(with_previous(ctl_json_consolidation(c), previous));
 }
 
+static json_t *latency_holder_item(const void *base, size_t i) {
+        const CtlLatencyHolder *h = &((const CtlLatencyRequest *) base)->holders[i];
+
+        return json_pack("{s:I, s:s?}", "pid", (json_int_t) h->pid, "comm", h->comm);
+}
+
+/* {"usec": N or null (unknown), "in_force": b, "error": ..., "holders": [...], "hidden": N}. */
+static json_t *latency_request_to_json(const CtlLatencyRequest *l) {
+        return json_pack("{s:o, s:b, s:s?, s:o, s:I}",
+                         "usec", l->usec >= 0 ? json_integer(l->usec) : json_null(),
+                         "in_force", l->usec >= 0 && l->usec < CTL_LATENCY_REQUEST_NONE, "error", l->error,
+                         "holders", array_to_json(l, l->n_holders, latency_holder_item), "hidden", (json_int_t) l->hidden);
+}
+
+/* {"follow": b, "bus_name": ..., "profile": ...}. */
+static json_t *power_profiles_to_json(const CtlPowerProfiles *p) {
+        return json_pack("{s:b, s:s?, s:s?}", "follow", p->follow, "bus_name", p->bus_name, "profile", p->profile);
+}
+
 static json_t *status_to_json(const CtlStatus *s) {
         json_t *j = json_pack(
                 "{s:s?, s:s?, s:s?, s:o, s:s?, s:I, s:o, s:o, s:o}",
@@ -241,6 +260,12 @@ static json_t *status_to_json(const CtlStatus *s) {
                 j = (json_decref(j), NULL);
         if (j && s->consolidation.known &&
             json_object_set_new(j, "consolidation", ctl_json_consolidation(&s->consolidation)) < 0)
+                j = (json_decref(j), NULL);
+        if (j && s->latency_request.known &&
+            json_object_set_new(j, "latency_request", latency_request_to_json(&s->latency_request)) < 0)
+                j = (json_decref(j), NULL);
+        if (j && s->power_profiles.known &&
+            json_object_set_new(j, "power_profiles", power_profiles_to_json(&s->power_profiles)) < 0)
                 j = (json_decref(j), NULL);
         return j;
 }
@@ -364,4 +389,32 @@ int ctl_json_print_hold(uint32_t cookie, const char *profile, const char *cpus) 
 
 int ctl_json_print_error(const char *name, const char *message) {
         return print_and_drop(json_pack("{s:{s:s?, s:s}}", "error", "name", name, "message", message));
+}
+
+/* The names of cpu's states that are (not) disabled. */
+static json_t *state_names(const CtlCpu *cpu, bool disabled) {
+        json_t *a = json_array();
+
+        for (size_t k = 0; a && k < cpu->n_states; k++)
+                if (cpu->states[k].disabled == disabled &&
+                    json_array_append_new(a, json_string(cpu->states[k].name ? cpu->states[k].name : "?")) < 0)
+                        a = (json_decref(a), NULL);
+        return a;
+}
+
+int ctl_json_print_latency_limit(const CtlStatus *s, uint32_t usec, const CpuSet *set, const char *cpus) {
+        json_t *states = json_array();
+
+        for (size_t i = 0; states && i < s->n_cpus; i++) {
+                const CtlCpu *cpu = &s->cpus[i];
+
+                if (!cpu->online || cpu->n_states == 0 || (set && !cpuset_contains(set, cpu->index)))
+                        continue;
+                if (json_array_append_new(states, json_pack("{s:I, s:o, s:o}", "cpu", (json_int_t) cpu->index,
+                                                            "enabled", state_names(cpu, false),
+                                                            "disabled", state_names(cpu, true))) < 0)
+                        states = (json_decref(states), NULL);
+        }
+        return print_and_drop(json_pack("{s:I, s:s, s:o}", "latency_limit_us", (json_int_t) usec, "cpus", cpus,
+                                        "states", states));
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cpuset.h"
 #include "ctl-model.h"
 
 /* {"version": ..., "cpus": [...]}: the Manager and every CPU. */
@@ -18,6 +19,10 @@ int ctl_json_print_governor(const CtlStatus *s, const char *previous);
 int ctl_json_print_state(const char *state, bool disabled, const char *cpus);
 /* {"resume_latency_us": ..., "cpus": ...}; 4294967295 = n/a as on the bus. */
 int ctl_json_print_resume_latency(uint32_t usec, const char *cpus);
+/* {"latency_limit_us": ..., "cpus": "0-3" or "all", "states": [{"cpu": N,
+ * "enabled": [names], "disabled": [names]}]} for the online CPUs of set
+ * (NULL: all) after latency-limit. */
+int ctl_json_print_latency_limit(const CtlStatus *s, uint32_t usec, const CpuSet *set, const char *cpus);
 /* {"restored": [{"path": ..., "original": ...}, ...]}. */
 int ctl_json_print_restored(const CtlStatus *before);
 /* status's object on one line (monitor --json, one per tick). */

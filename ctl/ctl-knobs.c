@@ -2,6 +2,7 @@
 /* The commands that change something: governor, state, resume-latency,
  * restore.  Each is one Manager method call (one per CPU for a --cpu list). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,5 +199,60 @@ int ctl_cmd_restore(Ctl *c, char **args) {
                 printf("Nothing to restore.\n");
         for (size_t i = 0; i < s.n_changed; i++)
                 printf("Restored %s to %s\n", s.changed[i].path, s.changed[i].original);
+        return CTL_EXIT_OK;
+}
+
+static int call_set_latency_limit(Ctl *c, uint32_t cpu, const void *userdata) {
+        const LatencyChange *ch = userdata;
+        CtlErrorContext ctx = CTL_ERROR_CONTEXT("limit the idle states' exit latency");
+
+        ctx.cpu = cpu;
+        ctx.latency = ch->text;
+        return ctl_bus_call_manager(c, &ctx, "SetLatencyLimit", "uu", cpu, ch->usec);
+}
+
+/* Prints the states of cpu that t addressed, as "enabled ...; disabled ...". */
+static void print_limited_cpu(const CtlCpu *cpu) {
+        char lat[32];
+
+        printf("  CPU %u:", cpu->index);
+        for (int disabled = 0; disabled <= 1; disabled++) {
+                bool first = true;
+
+                for (size_t k = 0; k < cpu->n_states; k++) {
+                        const CtlState *st = &cpu->states[k];
+
+                        if (st->disabled != disabled)
+                                continue;
+                        printf("%s %s (%s)", first ? (disabled ? "; disabled" : " enabled") : ",", st->name ? st->name : "?",
+                               ctl_format_usec(st->latency_us, lat, sizeof(lat)));
+                        first = false;
+                }
+        }
+        printf("\n");
+}
+
+int ctl_cmd_latency_limit(Ctl *c, char **args) {
+        _cleanup_(ctl_status_done) CtlStatus s = CTL_STATUS_NULL;
+        LatencyChange ch = { .text = args[0] };
+        CtlTargets t;
+        char where[300];
+        int r;
+
+        if (parse_u32(args[0], &ch.usec) < 0)
+                return ctl_usage_error("invalid exit latency '%s' (use microseconds, e.g. 20)", args[0]);
+        r = targets_apply(c, &t, call_set_latency_limit, &ch);
+        if (r != 0)
+                return r;
+        if (ctl_fetch_all(c, &s) < 0)
+                return CTL_EXIT_FAILURE;
+        if (c->json)
+                return ctl_json_print_latency_limit(&s, ch.usec, t.all ? NULL : &t.set, t.text) < 0 ? CTL_EXIT_FAILURE
+                                                                                                  : CTL_EXIT_OK;
+        printf("Idle states with an exit latency above %" PRIu32 " us disabled on %s, the others enabled "
+               "('idlepolicyctl restore' puts them back):\n", ch.usec, targets_describe(&t, where, sizeof(where)));
+        for (size_t i = 0; i < s.n_cpus; i++)
+                if (s.cpus[i].online && s.cpus[i].n_states > 0 && (t.all || cpuset_contains(&t.set, s.cpus[i].index)))
+                        print_limited_cpu(&s.cpus[i]);
         return CTL_EXIT_OK;
 }

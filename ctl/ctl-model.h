@@ -114,6 +114,32 @@ typedef struct CtlConsolidation {
         uint32_t irq_steered, irq_refused, irq_backed_off;
 } CtlConsolidation;
 
+/* A process holding /dev/cpu_dma_latency (LatencyRequestHolders). */
+typedef struct CtlLatencyHolder {
+        uint32_t pid;
+        char *comm;
+} CtlLatencyHolder;
+
+/* The machine-wide CPU latency request (LatencyRequest*). */
+typedef struct CtlLatencyRequest {
+        bool known;                  /* the daemon has the properties */
+        int32_t usec;                /* -1 unknown, CTL_LATENCY_REQUEST_NONE none */
+        char *error;                 /* why unknown, "" */
+        CtlLatencyHolder *holders;
+        size_t n_holders;
+        uint32_t hidden;             /* processes whose open files could not be read */
+} CtlLatencyRequest;
+
+#define CTL_LATENCY_REQUEST_NONE INT32_C(2000000000)   /* the kernel's default: no request */
+
+/* Following power-profiles-daemon (FollowPowerProfiles). */
+typedef struct CtlPowerProfiles {
+        bool known;                  /* the daemon has the property */
+        bool follow;                 /* follow_power_profiles is on */
+        char *bus_name;              /* the daemon followed, "" when none is on the bus */
+        char *profile;               /* its ActiveProfile last seen, "" */
+} CtlPowerProfiles;
+
 typedef struct CtlStatus {
         char *version, *driver, *governor, *online_cpus;
         char **available_governors;
@@ -139,6 +165,8 @@ typedef struct CtlStatus {
         CtlHold *holds;
         size_t n_holds;
         CtlConsolidation consolidation;
+        CtlLatencyRequest latency_request;
+        CtlPowerProfiles power_profiles;
 } CtlStatus;
 
 #define CTL_STATUS_NULL ((CtlStatus) {})

@@ -7,6 +7,7 @@
 #include "ctl-format.h"
 #include "ctl-json.h"
 #include "ctl-model.h"
+#include "ctl-util.h"
 
 #define LABEL "%-13s"
 
@@ -61,6 +62,49 @@ static void print_policy(const CtlStatus *s) {
         }
 }
 
+/* The CPU latency request: its value, who holds it, what it keeps out. */
+static void print_latency_request(const CtlLatencyRequest *l) {
+        if (!l->known)
+                return;
+        printf(LABEL, "Latency QoS:");
+        if (l->usec < 0) {
+                printf("unknown: %s\n", l->error && l->error[0] ? l->error : "not read");
+                return;
+        }
+        if (l->usec >= CTL_LATENCY_REQUEST_NONE) {
+                printf("no request (/dev/cpu_dma_latency)\n");
+                return;
+        }
+        printf("%d us requested", (int) l->usec);
+        for (size_t i = 0; i < l->n_holders; i++)
+                printf("%s %u (%s)", i == 0 ? " by" : ",", l->holders[i].pid, l->holders[i].comm ? l->holders[i].comm : "?");
+        if (l->n_holders == 0)
+                printf(" (no process holds /dev/cpu_dma_latency: a kernel driver does)");
+        if (l->hidden > 0)
+                printf(" (%u process%s could not be looked into)", l->hidden, l->hidden == 1 ? "" : "es");
+        printf("\n" LABEL "no CPU enters an idle state with an exit latency above %d us\n", "", (int) l->usec);
+}
+
+/* Following power-profiles-daemon: whose profile, and whether it is in force. */
+static void print_power_profiles(const CtlStatus *s) {
+        const CtlPowerProfiles *p = &s->power_profiles;
+
+        if (!p->known || !p->follow)
+                return;
+        printf(LABEL "power-profiles-daemon", "Follows:");
+        if (!p->bus_name || !p->bus_name[0]) {
+                printf(": not on the bus, the profile stays%s%s%s\n", p->profile && p->profile[0] ? " (last: " : "",
+                       p->profile && p->profile[0] ? p->profile : "", p->profile && p->profile[0] ? ")" : "");
+                return;
+        }
+        printf(" (%s): %s", p->bus_name, p->profile && p->profile[0] ? p->profile : "?");
+        if (p->profile && p->profile[0] && !strv_contains(s->profiles, p->profile))
+                printf("; not a profile here, %s stays", s->active_profile ? s->active_profile : "?");
+        else if (p->profile && s->active_profile && strcmp(p->profile, s->active_profile) != 0)
+                printf("; overridden by hand until it changes again");
+        printf("\n");
+}
+
 static void print_manager(const CtlStatus *s) {
         char tick[32];
 
@@ -71,6 +115,8 @@ static void print_manager(const CtlStatus *s) {
         printf(LABEL "%s\n", "Tick:", ctl_format_usec(s->tick_usec, tick, sizeof(tick)));
         print_haltpoll(s);
         print_policy(s);
+        print_power_profiles(s);
+        print_latency_request(&s->latency_request);
         ctl_consolidation_print(&s->consolidation);
         print_changed(s);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdlib.h>
+#include <string.h>
 
 #include "ctl-util.h"
 
@@ -17,4 +18,11 @@ size_t strv_length(char * const *l) {
         while (l && l[n])
                 n++;
         return n;
+}
+
+bool strv_contains(char * const *l, const char *s) {
+        for (size_t i = 0; l && l[i]; i++)
+                if (strcmp(l[i], s) == 0)
+                        return true;
+        return false;
 }

@@ -37,6 +37,7 @@ int ctl_cmd_status(Ctl *c, char **args);
 int ctl_cmd_governor(Ctl *c, char **args);
 int ctl_cmd_state(Ctl *c, char **args);
 int ctl_cmd_resume_latency(Ctl *c, char **args);
+int ctl_cmd_latency_limit(Ctl *c, char **args);
 int ctl_cmd_restore(Ctl *c, char **args);
 int ctl_cmd_profile(Ctl *c, char **args);
 int ctl_cmd_mode(Ctl *c, char **args);

@@ -33,6 +33,7 @@ static const Verb verbs[] = {
         { "governor",       0, 1, 0,       ctl_cmd_governor },
         { "state",          2, 2, OPT_CPU, ctl_cmd_state },
         { "resume-latency", 1, 1, OPT_CPU, ctl_cmd_resume_latency },
+        { "latency-limit",  1, 1, OPT_CPU, ctl_cmd_latency_limit },
         { "restore",        0, 0, 0,       ctl_cmd_restore },
         { "profile",        0, 1, 0,       ctl_cmd_profile },
         { "mode",           0, 1, 0,       ctl_cmd_mode },
@@ -69,6 +70,7 @@ static void help(void) {
                "  governor [NAME]                show the cpuidle governor, or switch to NAME\n"
                "  state enable|disable STATE     enable/disable an idle state (by name or index)\n"
                "  resume-latency USEC|n/a        set the PM QoS resume latency (0 = no constraint)\n"
+               "  latency-limit USEC             disable the states above USEC exit latency (cpupower idle-set -D)\n"
                "  restore                        put every knob the daemon changed back\n"
                "  profile [NAME]                 list the profiles (* = active), or switch to NAME\n"
                "  mode [observe|enforce]         show the mode, or switch it\n"
@@ -86,7 +88,8 @@ static void help(void) {
                "  simulate ARGS...               replay traces or workloads through governors (idlepolicy-sim(1))\n"
                "\n"
                "Options:\n"
-               "  -c --cpu=LIST                  CPUs for state/resume-latency: \"0-3,5\" or \"all\"\n"
+               "  -c --cpu=LIST                  CPUs for state/resume-latency/latency-limit: \"0-3,5\" or\n"
+               "                                 \"all\"\n"
                "                                 (default: all online CPUs); one CPU for weights\n"
                "     --cpus=LIST                 pin/hold/launch: the CPUs (default: the workload's;\n"
                "                                 a hold: all)\n"

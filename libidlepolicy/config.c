@@ -132,6 +132,13 @@ static int parse_calibrate_on_first_start(json_t *v, Config *c) {
         return 0;
 }
 
+static int parse_follow_power_profiles(json_t *v, Config *c) {
+        if (!json_is_boolean(v))
+                return -EINVAL;
+        c->follow_power_profiles = json_is_true(v);
+        return 0;
+}
+
 static int parse_governor_hold(json_t *v, Config *c) {
         return parse_integer(v, 0, CONFIG_GOVERNOR_HOLD_USEC_MAX, &c->governor_hold_usec);
 }
@@ -240,6 +247,7 @@ static const ConfigKey config_keys[] = {
         { "consolidation_headroom", parse_consolidation_headroom, "must be an integer between 0 and 400 (%)" },
         { "consolidation_headroom_level2", parse_consolidation_headroom2, "must be an integer between 0 and 400 (%)" },
         { "consolidation_shrink_ticks", parse_consolidation_shrink, "must be an integer between 0 and 3600" },
+        { "follow_power_profiles", parse_follow_power_profiles, "must be true or false" },
 };
 
 /* Applies every key of the object root to c.  Returns 0 or -EINVAL with e

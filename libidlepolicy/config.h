@@ -11,11 +11,12 @@
  *     "consolidation_background": ["system.slice", "cgroup:/background"],
  *     "consolidation_exit_util": 50, "consolidation_hysteresis": 10,
  *     "consolidation_headroom": 25, "consolidation_headroom_level2": 10,
- *     "consolidation_shrink_ticks": 5 }
+ *     "consolidation_shrink_ticks": 5, "follow_power_profiles": false }
  *
  * Every key is optional; unknown keys and bad values are rejected with the
  * file and key named. */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -79,6 +80,7 @@ typedef struct Config {
         uint64_t consolidation_headroom;         /* 0..400, default 25 */
         uint64_t consolidation_headroom_level2;  /* 0..400, default 10 */
         uint64_t consolidation_shrink_ticks;     /* 0..3600, default 5 */
+        bool follow_power_profiles;      /* the machine profile follows power-profiles-daemon's */
 } Config;
 
 /* Fills c with the built-in defaults. */

@@ -17,6 +17,7 @@
 #include "cpuset.h"
 #include "faketree.h"
 #include "fileio.h"
+#include "latency-request.h"
 
 #define CPU_DIR "sys/devices/system/cpu"
 #define MODEL_FILE ".faketree"
@@ -513,6 +514,8 @@ static int clear_root(int root_fd) {
                         return -EEXIST;
         }
         int r = faketree_rm_rf(root_fd, "sys");
+        if (r >= 0)
+                r = faketree_rm_rf(root_fd, "dev");
         return r < 0 ? r : faketree_rm_rf(root_fd, "proc");
 }
 
@@ -575,6 +578,8 @@ int faketree_create(int root_fd, const FakeTreeOptions *o) {
                 r = faketree_wteo_create(root_fd);
         if (r >= 0)
                 r = faketree_wteo_sync(root_fd);
+        if (r >= 0)
+                r = faketree_latency_set(root_fd, LATENCY_REQUEST_NONE);
         return r < 0 ? r : model_commit(root_fd, &m);
 }
 

@@ -14,6 +14,7 @@
  *   sys/module/wteo/parameters/{learn_shift,age_shift,explore_shift} (option wteo)
  *   sys/devices/system/cpu/cpuN/wteo/{tolerance,matrix} (while the governor is wteo)
  *   proc/stat, proc/interrupts
+ *   dev/cpu_dma_latency (no request), proc/PID/{comm,fd/N} of its holders
  *
  * The per-CPU /proc counters live in a small model file ".faketree" next to
  * sys/ and proc/, so that counters survive a CPU going offline and back, and
@@ -126,3 +127,16 @@ int faketree_wteo_create(int root_fd);
 int faketree_wteo_sync(int root_fd);
 /* Replaces cpu's wteo/matrix by text (as it is, for bad content too). */
 int faketree_wteo_write_matrix(int root_fd, unsigned cpu, const char *text);
+
+/* ---- the CPU latency request (faketree-latency.c) ------------------------
+ * dev/cpu_dma_latency as the kernel reads it (latency-request.h): 4 bytes,
+ * host order; faketree_create() writes LATENCY_REQUEST_NONE.  A holder is
+ * a process directory proc/PID with its comm and fd/3 linking to
+ * "/dev/cpu_dma_latency" (fd/0 to "/dev/null"). */
+
+/* Sets the aggregate request the device reads (any value, bad ones too). */
+int faketree_latency_set(int root_fd, int32_t usec);
+/* Adds process pid named comm holding the device open. */
+int faketree_latency_hold(int root_fd, unsigned pid, const char *comm);
+/* Removes process pid (its proc/PID directory). */
+int faketree_latency_release(int root_fd, unsigned pid);

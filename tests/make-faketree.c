@@ -32,6 +32,11 @@ static void help(void) {
                "                                            cpuN/wteo dirs as the kernel does when someone\n"
                "                                            writes current_governor (a plain directory\n"
                "                                            cannot react to the write by itself)\n"
+               "  make-faketree DIR --latency-request USEC  the CPU latency request dev/cpu_dma_latency\n"
+               "                                            reads (2000000000: none)\n"
+               "  make-faketree DIR --latency-hold PID:COMM add a process PID named COMM holding\n"
+               "                                            dev/cpu_dma_latency open (proc/PID/fd/3)\n"
+               "  make-faketree DIR --latency-release PID   remove process PID (its proc/PID)\n"
                "\n"
                "Options when creating:\n"
                "  --cpus N           present CPUs (default 2)\n"
@@ -48,7 +53,7 @@ static void help(void) {
                "                     cpuN/wteo/{tolerance,matrix} while it is the governor\n"
                "\n"
                "The tree holds sys/devices/system/cpu/..., sys/module/haltpoll/parameters/...,\n"
-               "proc/stat, proc/interrupts and a model file .faketree.  Counter files are\n"
+               "proc/stat, proc/interrupts, dev/cpu_dma_latency and a model file .faketree.  Counter files are\n"
                "rewritten in place, like sysfs.  DIR may not be / or hold a real sysfs/procfs.\n");
 }
 
@@ -60,6 +65,9 @@ typedef enum Command {
         COMMAND_ONLINE,
         COMMAND_SWITCH,
         COMMAND_FOLLOW,
+        COMMAND_LATENCY,
+        COMMAND_HOLD,
+        COMMAND_RELEASE,
 } Command;
 
 typedef struct Args {
@@ -100,7 +108,7 @@ static uint64_t now_usec(void) {
 static int set_command(Args *a, Command c, const char *arg) {
         if (a->command != COMMAND_CREATE) {
                 fprintf(stderr, "make-faketree: only one of --tick, --advance-usec, --set-offline, --set-online, --switch-governor, "
-                                "--follow-governor\n");
+                                "--follow-governor, --latency-request, --latency-hold, --latency-release\n");
                 return -EINVAL;
         }
         a->command = c;
@@ -110,7 +118,7 @@ static int set_command(Args *a, Command c, const char *arg) {
 
 enum { ARG_TICK = 0x100, ARG_ADVANCE, ARG_SET_OFFLINE, ARG_SET_ONLINE, ARG_SWITCH, ARG_CPUS, ARG_STATES,
        ARG_SMT, ARG_DRIVER, ARG_GOVERNOR, ARG_GOVERNORS, ARG_OFFLINE, ARG_NO_HALTPOLL, ARG_OLD_KERNEL,
-       ARG_WTEO, ARG_FOLLOW };
+       ARG_WTEO, ARG_FOLLOW, ARG_LATENCY, ARG_HOLD, ARG_RELEASE };
 static const struct option long_options[] = {
         { "help", no_argument, NULL, 'h' },
         { "tick", no_argument, NULL, ARG_TICK },
@@ -129,6 +137,9 @@ static const struct option long_options[] = {
         { "old-kernel", no_argument, NULL, ARG_OLD_KERNEL },
         { "wteo", no_argument, NULL, ARG_WTEO },
         { "follow-governor", no_argument, NULL, ARG_FOLLOW },
+        { "latency-request", required_argument, NULL, ARG_LATENCY },
+        { "latency-hold", required_argument, NULL, ARG_HOLD },
+        { "latency-release", required_argument, NULL, ARG_RELEASE },
         {}
 };
 
@@ -159,6 +170,9 @@ static int parse_args(int argc, char **argv, Args *a) {
                 case ARG_OLD_KERNEL: a->options.old_kernel = true; break;
                 case ARG_WTEO: a->options.wteo = true; break;
                 case ARG_FOLLOW: r = set_command(a, COMMAND_FOLLOW, NULL); break;
+                case ARG_LATENCY: r = set_command(a, COMMAND_LATENCY, optarg); break;
+                case ARG_HOLD: r = set_command(a, COMMAND_HOLD, optarg); break;
+                case ARG_RELEASE: r = set_command(a, COMMAND_RELEASE, optarg); break;
                 default: return -EINVAL;
                 }
         }
@@ -204,6 +218,28 @@ static int follow_governor(int fd) {
         }
 }
 
+/* --latency-request USEC, --latency-hold PID:COMM, --latency-release PID.
+ * Returns 0 or a negative errno (-EINVAL reported). */
+static int latency_command(int fd, Command c, const char *arg) {
+        char pid_text[16];
+        const char *colon = strchr(arg, ':');
+        uint32_t v;
+
+        if (c == COMMAND_LATENCY) {
+                if (parse_u32(arg, &v) < 0 || v > INT32_MAX) {
+                        fprintf(stderr, "make-faketree: invalid latency \"%s\"\n", arg);
+                        return -EINVAL;
+                }
+                return faketree_latency_set(fd, (int32_t) v);
+        }
+        snprintf(pid_text, sizeof(pid_text), "%.*s", colon ? (int) (colon - arg) : (int) strlen(arg), arg);
+        if (parse_u32(pid_text, &v) < 0 || v == 0 || (c == COMMAND_HOLD) != (colon != NULL)) {
+                fprintf(stderr, "make-faketree: expected %s, got \"%s\"\n", c == COMMAND_HOLD ? "PID:COMM" : "PID", arg);
+                return -EINVAL;
+        }
+        return c == COMMAND_HOLD ? faketree_latency_hold(fd, v, colon + 1) : faketree_latency_release(fd, v);
+}
+
 static int run(const Args *a) {
         if (a->command == COMMAND_CREATE && mkdir(a->dir, 0755) < 0 && errno != EEXIST)
                 return -errno;
@@ -226,6 +262,10 @@ static int run(const Args *a) {
                 return faketree_switch_governor(fd, a->arg);
         case COMMAND_FOLLOW:
                 return follow_governor(fd);
+        case COMMAND_LATENCY:
+        case COMMAND_HOLD:
+        case COMMAND_RELEASE:
+                return latency_command(fd, a->command, a->arg);
         }
         return -EINVAL;
 }

@@ -188,14 +188,17 @@ static int method_set_state_disabled(sd_bus_message *message, void *userdata, sd
         return reply_change(m, message, r, &e, error);
 }
 
-static int method_set_resume_latency(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+typedef int (*CpuSetter)(const EnforceTarget *t, uint32_t cpu, uint32_t usec, ErrorInfo *e);
+
+/* A manual setting taking (u cpu, u usec): authorise action, then set(). */
+static int call_cpu_setter(sd_bus_message *message, Manager *m, const char *action, CpuSetter set,
+                           sd_bus_error *error) {
         EnforceTarget t;
         ErrorInfo e = {};
         uint32_t cpu, usec;
         int r;
 
-        r = bus_manager_authorize(m, message, POLKIT_ACTION_PREFIX "set-resume-latency", error);
+        r = bus_manager_authorize(m, message, action, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = sd_bus_message_read(message, "uu", &cpu, &usec);
@@ -204,8 +207,18 @@ static int method_set_resume_latency(sd_bus_message *message, void *userdata, sd
         r = manual_target(m, &t, error);
         if (r < 0)
                 return r;
-        r = enforce_set_resume_latency(&t, cpu, usec, &e);
+        r = set(&t, cpu, usec, &e);
         return reply_change(m, message, r, &e, error);
+}
+
+static int method_set_resume_latency(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        return call_cpu_setter(message, userdata, POLKIT_ACTION_PREFIX "set-resume-latency", enforce_set_resume_latency,
+                               error);
+}
+
+/* Every state above the exit latency disabled, the others enabled (enforce.h). */
+static int method_set_latency_limit(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        return call_cpu_setter(message, userdata, POLKIT_ACTION_PREFIX "set-state", enforce_set_latency_limit, error);
 }
 
 static int method_restore(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -451,6 +464,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                 method_set_state_disabled, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetResumeLatency", SD_BUS_ARGS("u", cpu, "u", usec), SD_BUS_NO_RESULT,
                                 method_set_resume_latency, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetLatencyLimit", SD_BUS_ARGS("u", cpu, "u", usec), SD_BUS_NO_RESULT,
+                                method_set_latency_limit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Restore", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT,
                                 method_restore, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetProfile", SD_BUS_ARGS("s", name), SD_BUS_NO_RESULT,

@@ -7,8 +7,10 @@
 
 #include "bus.h"
 #include "bus-cpu.h"
+#include "bus-latency.h"
 #include "bus-manager.h"
 #include "bus-pins.h"
+#include "bus-ppd.h"
 #include "log.h"
 
 /* Returns 0 or a negative errno (logged). */
@@ -23,6 +25,10 @@ int bus_connect(Manager *m) {
                 r = bus_cpu_register(m);
         if (r >= 0)
                 r = bus_pins_register(m);
+        if (r >= 0)
+                r = bus_latency_register(m);
+        if (r >= 0)
+                r = bus_ppd_register(m);
         if (r >= 0)
                 r = sd_bus_add_object_manager(m->bus, NULL, BUS_PATH);
         if (r < 0)

@@ -85,22 +85,27 @@ static int pick_cpus(const EnforceTarget *t, uint32_t cpu, bool need_states, Cpu
 /* Adds one CPU's knob to the changes.  Returns 0 or a negative errno with e set. */
 typedef int (*ChangeCpuFunc)(const EnforceTarget *t, unsigned cpu, const void *args, ChangeSet *p, ErrorInfo *e);
 
-/* Adds fn's knob of every CPU in cpus, then journals and writes.  list gets the
- * CPUs for the log.  Returns 1, 0 or a negative errno with e set. */
-static int apply_on_cpus(const EnforceTarget *t, const CpuSet *cpus, ChangeCpuFunc fn, const void *args,
+/* Adds fn's knob of every CPU the call addresses (pick_cpus()), then
+ * journals and writes.  list gets the CPUs for the log.  Returns 1, 0 or a
+ * negative errno with e set. */
+static int apply_on_cpus(const EnforceTarget *t, uint32_t cpu, bool need_states, ChangeCpuFunc fn, const void *args,
                          char list[static 256], ErrorInfo *e) {
         _cleanup_(change_set_done) ChangeSet changes = {};
+        CpuSet cpus;
         int r;
 
+        r = pick_cpus(t, cpu, need_states, &cpus, e);
+        if (r < 0)
+                return r;
         change_set_init(&changes, t->changes, t->owner);
-        CPUSET_FOREACH(c, cpus) {
+        CPUSET_FOREACH(c, &cpus) {
                 r = fn(t, (unsigned) c, args, &changes, e);
                 if (r < 0)
                         return r;
         }
         r = change_set_apply(&changes, e);
         if (r > 0)
-                (void) cpuset_format(cpus, list, 256);
+                (void) cpuset_format(&cpus, list, 256);
         return r;
 }
 
@@ -109,11 +114,22 @@ typedef struct StateArgs {
         bool disabled;
 } StateArgs;
 
+/* Adds the disable knob of state k (of states) on cpu to the changes.
+ * Returns 0 or a negative errno with e set. */
+static int add_state_knob(unsigned cpu, unsigned k, const CpuidleStateInfo *states, bool disabled, ChangeSet *p,
+                          ErrorInfo *e) {
+        char path[KNOB_PATH_MAX];
+
+        knob_state_disable_path(cpu, k, path);
+        if (!(states[k].files & CPUIDLE_HAS_DISABLE))
+                return errinfo_set(e, -EIO, "%s does not exist", path);
+        return set_add(p, path, disabled ? "1" : "0", e);
+}
+
 /* Adds the disable knob of the state on cpu to the changes.  Returns 0 or a
  * negative errno with e set. */
 static int add_state(const EnforceTarget *t, unsigned cpu, const void *args, ChangeSet *p, ErrorInfo *e) {
         const StateArgs *a = args;
-        char path[KNOB_PATH_MAX];
         const CpuidleStateInfo *states;
         unsigned n;
         int k;
@@ -122,25 +138,46 @@ static int add_state(const EnforceTarget *t, unsigned cpu, const void *args, Cha
         k = cpuidle_state_lookup(states, n, a->state);
         if (k < 0)
                 return errinfo_set(e, -ENOENT, "CPU %u has no idle state \"%s\"", cpu, a->state);
-        knob_state_disable_path(cpu, (unsigned) k, path);
-        if (!(states[k].files & CPUIDLE_HAS_DISABLE))
-                return errinfo_set(e, -EIO, "%s does not exist", path);
-        return set_add(p, path, a->disabled ? "1" : "0", e);
+        return add_state_knob(cpu, (unsigned) k, states, a->disabled, p, e);
 }
 
 /* Returns 1, 0 or a negative errno with e set. */
 int enforce_set_state_disabled(const EnforceTarget *t, uint32_t cpu, const char *state, bool disabled, ErrorInfo *e) {
         StateArgs args = { .state = state, .disabled = disabled };
         char list[256] = "";
-        CpuSet cpus;
         int r;
 
-        r = pick_cpus(t, cpu, true, &cpus, e);
-        if (r < 0)
-                return r;
-        r = apply_on_cpus(t, &cpus, add_state, &args, list, e);
+        r = apply_on_cpus(t, cpu, true, add_state, &args, list, e);
         if (r > 0)
                 log_info("%s idle state \"%s\" on CPU %s.", disabled ? "Disabled" : "Enabled", state, list);
+        return r;
+}
+
+/* Adds every state's disable knob of cpu: set above the limit, clear at or
+ * below it.  Returns 0 or a negative errno with e set. */
+static int add_latency_limit(const EnforceTarget *t, unsigned cpu, const void *args, ChangeSet *p, ErrorInfo *e) {
+        uint32_t usec = *(const uint32_t *) args;
+        unsigned n = 0;
+        const CpuidleStateInfo *states = cpuidle_sampler_states(t->sampler, cpu, &n);
+
+        for (unsigned k = 0; k < n; k++) {
+                int r = add_state_knob(cpu, k, states, states[k].latency_us > usec, p, e);
+
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Returns 1, 0 or a negative errno with e set. */
+int enforce_set_latency_limit(const EnforceTarget *t, uint32_t cpu, uint32_t usec, ErrorInfo *e) {
+        char list[256] = "";
+        int r;
+
+        r = apply_on_cpus(t, cpu, true, add_latency_limit, &usec, list, e);
+        if (r > 0)
+                log_info("Disabled every idle state with an exit latency above %" PRIu32 " us on CPU %s, enabled the others.",
+                         usec, list);
         return r;
 }
 
@@ -170,16 +207,12 @@ static int add_resume_latency(const EnforceTarget *t, unsigned cpu, const void *
 /* Returns 1, 0 or a negative errno with e set. */
 int enforce_set_resume_latency(const EnforceTarget *t, uint32_t cpu, uint32_t usec, ErrorInfo *e) {
         char list[256] = "", value[16];
-        CpuSet cpus;
         int r;
 
         if (!enforce_resume_latency_valid(usec))
                 return errinfo_set(e, -ERANGE, "Invalid resume latency %" PRIu32 ": valid are 0, 1..%u and %" PRIu32 " (n/a)",
                                    usec, CPUIDLE_RESUME_LATENCY_MAX, CPUIDLE_RESUME_LATENCY_NA);
-        r = pick_cpus(t, cpu, false, &cpus, e);
-        if (r < 0)
-                return r;
-        r = apply_on_cpus(t, &cpus, add_resume_latency, &usec, list, e);
+        r = apply_on_cpus(t, cpu, false, add_resume_latency, &usec, list, e);
         if (r > 0)
                 log_info("Set resume latency %s on CPU %s.", cpuidle_format_resume_latency(usec, value), list);
         return r;

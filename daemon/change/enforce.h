@@ -51,6 +51,13 @@ int enforce_set_state_disabled(const EnforceTarget *t, uint32_t cpu, const char 
  * anything was written, 0 if all was as asked, or a verdict above. */
 int enforce_set_resume_latency(const EnforceTarget *t, uint32_t cpu, uint32_t usec, ErrorInfo *e);
 
+/* Like cpupower idle-set -D: on cpu (or every online CPU with cpuidle for
+ * ENFORCE_ALL_CPUS) disables every state whose exit latency is above usec
+ * and enables the others (the kernel's rule for a latency request: a
+ * state whose exit latency equals it is allowed).  Returns 1 if anything
+ * was written, 0 if all was as asked, or a verdict above. */
+int enforce_set_latency_limit(const EnforceTarget *t, uint32_t cpu, uint32_t usec, ErrorInfo *e);
+
 /* Returns true for a latency SetResumeLatency accepts. */
 bool enforce_resume_latency_valid(uint32_t usec);
 

@@ -143,9 +143,11 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        ppd_follow_free(m->ppd);
         manager_pins_free(m);
         manager_consolidation_free(m);
         manager_policy_free(m);
+        latency_watch_done(&m->latency);
         polkit_registry_free(m->polkit);
         sd_event_source_unref(m->tick_source);
         sd_event_source_unref(m->exit_source);
@@ -291,6 +293,8 @@ static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                 manager_consolidation_tick(m);
         if (!m->sample_failing && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
                 manager_policy_tick(m, now);
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0 && manager_latency_tick(m, now) == -ENOMEM)
+                return sd_event_exit(m->event, -ENOMEM);
         manager_metrics_tick(m, metrics_now_usec(CLOCK_MONOTONIC) - start);
         r = sd_event_source_set_time_relative(s, m->tick_usec);
         if (r >= 0)
@@ -318,6 +322,7 @@ static void manager_apply_config(Manager *m, const Config *c) {
         snprintf(old_textfile, sizeof(old_textfile), "%s", m->config.metrics_textfile);
         m->config = *c;
         manager_consolidation_reconfigure(m);
+        manager_ppd_reconfigure(m);
         manager_metrics_reconfigured(m, old_textfile);
         if (tick == m->tick_usec)
                 return;
@@ -451,10 +456,12 @@ int manager_start(Manager *m) {
                 manager_setup_event,
                 manager_setup_journal,
                 manager_setup_sampling,
+                manager_latency_start,
                 manager_policy_start,
                 manager_pins_start,
                 manager_consolidation_start,
                 manager_connect_bus,
+                manager_ppd_start,
                 manager_pins_load,
         };
         int r;

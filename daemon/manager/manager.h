@@ -16,6 +16,7 @@
 #include "consolidation.h"
 #include "change.h"
 #include "enforce.h"
+#include "latency-watch.h"
 #include "metrics.h"
 #include "persist.h"
 #include "pins.h"
@@ -23,6 +24,7 @@
 #include "polkit.h"
 #include "policy-input.h"
 #include "policy-step.h"
+#include "ppd-follow.h"
 #include "profile.h"
 #include "sampling.h"
 
@@ -117,6 +119,9 @@ struct Manager {
         /* Consolidation (manager-consolidation.h). */
         Consolidator *consolidator;
         int consolidation_level;     /* SetConsolidation()'s, -1: the profile's */
+
+        LatencyWatch latency;        /* the CPU latency request (latency-watch.h) */
+        PpdFollow *ppd;              /* following power-profiles-daemon, or NULL (ppd-follow.h) */
 };
 
 /* Loads the configuration and opens the root.  Returns 0 or a negative

@@ -428,6 +428,7 @@ int metrics_format(Manager *m, uint64_t realtime_usec, char **ret, size_t *ret_l
         put_knobs_and_claims(&x, m);
         put_calibration(&x, m, realtime_usec);
         put_consolidation(&x, m);
+        latency_watch_metrics(&m->latency, &x);
         exposition_family(&x, "idlepolicy_tick_duration_seconds", EXPOSITION_HISTOGRAM,
                           "How long a tick (sample, plan, enforce) took.");
         exposition_histogram(&x, "idlepolicy_tick_duration_seconds", NULL, &m->metrics.tick);

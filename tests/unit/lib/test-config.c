@@ -263,6 +263,13 @@ START_TEST(test_policy_keys) {
         key_fails("{\"mode\": 1}", "mode", MODE_REASON);
         key_fails("{\"calibrate_on_first_start\": 1}", "calibrate_on_first_start", BOOL_REASON);
         key_fails("{\"calibrate_on_first_start\": \"yes\"}", "calibrate_on_first_start", BOOL_REASON);
+        ck_assert(!c.follow_power_profiles);                 /* the default */
+        c = parse_ok("{ \"follow_power_profiles\": true }");
+        ck_assert(c.follow_power_profiles);
+        c = parse_ok("{ \"follow_power_profiles\": false }");
+        ck_assert(!c.follow_power_profiles);
+        key_fails("{\"follow_power_profiles\": 1}", "follow_power_profiles", BOOL_REASON);
+        key_fails("{\"follow_power_profiles\": \"true\"}", "follow_power_profiles", BOOL_REASON);
         key_fails("{\"governor_hold_usec\": -1}", "governor_hold_usec", HOLD_REASON);
         key_fails("{\"governor_hold_usec\": 3600000001}", "governor_hold_usec", HOLD_REASON);
         key_fails("{\"governor_hold_usec\": 1.5}", "governor_hold_usec", HOLD_REASON);
