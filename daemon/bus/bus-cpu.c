@@ -5,18 +5,13 @@
 #include <string.h>
 
 #include "bus.h"
+#include "bus-util.h"
 #include "bus-cpu.h"
 #include "fileio.h"
 #include "knob-idle.h"
 #include "manager.h"
 #include "manager-policy.h"
 #include "policy-step.h"
-
-/* Returns buf. */
-char *bus_cpu_path(unsigned cpu, char buf[static 64]) {
-        snprintf(buf, 64, BUS_CPU_PREFIX "/%u", cpu);
-        return buf;
-}
 
 /* Parses ".../cpu/N" for a present CPU.  Returns 0, or -ENOENT. */
 static int cpu_from_path(const Manager *m, const char *path, unsigned *ret) {
@@ -107,27 +102,20 @@ static int property_get_siblings(sd_bus *bus, const char *path, const char *inte
         return r < 0 ? r : sd_bus_message_append(reply, "s", list);
 }
 
+/* The resume latency as last sampled or written (knob-view.h). */
 static int property_get_resume_latency(sd_bus *bus, const char *path, const char *interface, const char *property,
                                        sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        char knob[KNOB_PATH_MAX], value[KNOB_VALUE_MAX];
-        uint32_t usec = 0;
+        const KnobViewCpu *c = knob_view_cpu(&m->view, path_cpu(m, path));
 
-        knob_resume_latency_path(path_cpu(m, path), knob);
-        if (fileio_read_string_at(m->root_fd, knob, value, sizeof(value)) >= 0)
-                (void) cpuidle_parse_resume_latency(value, &usec);
-        return sd_bus_message_append(reply, "u", usec);
+        return sd_bus_message_append(reply, "u", c && c->has_resume_latency ? c->resume_latency_us : 0);
 }
 
-/* Reads a state's disable knob now (it may have changed since the tick). */
+/* A state's disable bit as last sampled or written (knob-view.h). */
 static bool state_disabled(const Manager *m, unsigned cpu, unsigned k, const CpuidleStateInfo *s) {
-        char knob[KNOB_PATH_MAX];
-        uint64_t v = 0;
+        const KnobViewCpu *c = knob_view_cpu(&m->view, cpu);
 
-        if (!(s->files & CPUIDLE_HAS_DISABLE))
-                return false;
-        (void) fileio_read_u64_at(m->root_fd, knob_state_disable_path(cpu, k, knob), &v);
-        return v != 0;
+        return (s->files & CPUIDLE_HAS_DISABLE) && c && k < 64 && (c->disabled >> k & 1);
 }
 
 static int property_get_states(sd_bus *bus, const char *path, const char *interface, const char *property,

@@ -5,7 +5,6 @@
  * object per present CPU (a fallback vtable and a node enumerator). */
 
 #define BUS_CPU_INTERFACE "org.idlepolicy.IdlePolicy1.CPU"
-#define BUS_CPU_PREFIX "/org/idlepolicy/IdlePolicy1/cpu"
 
 typedef struct Manager Manager;
 
@@ -14,5 +13,3 @@ typedef struct Manager Manager;
  * errno. */
 int bus_cpu_register(Manager *m);
 
-/* Formats the object path of cpu into buf.  Returns buf. */
-char *bus_cpu_path(unsigned cpu, char buf[static 64]);

@@ -5,25 +5,19 @@
 #include "build-config.h"
 #include "bus-cpu.h"
 #include "bus-error.h"
+#include "bus-util.h"
 #include "bus-manager.h"
 #include "log.h"
 #include "manager.h"
 #include "manager-consolidation.h"
+#include "manager-ops.h"
 #include "manager-policy.h"
 #include "metrics.h"
 
-/* Loads the cpuidle files; a system without cpuidle gives an empty one.
- * Returns 0 or a negative errno with error set. */
+/* The system-wide cpuidle files as last sampled (knob-view.h); a system
+ * without cpuidle gives an empty one.  Returns 0. */
 static int load_system(Manager *m, CpuidleSystem *ret, sd_bus_error *error) {
-        ErrorInfo e = {};
-        int r = cpuidle_system_load(m->root_fd, ret, &e);
-
-        if (r == -ENOENT) {
-                *ret = (CpuidleSystem) {};
-                return 0;
-        }
-        if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_IO_ERROR, "%s", e.message);
+        *ret = m->view.system;
         return 0;
 }
 
@@ -119,15 +113,6 @@ static int property_get_changed(sd_bus *bus, const char *path, const char *inter
         return c.r < 0 ? c.r : sd_bus_message_close_container(reply);
 }
 
-/* Returns 1, 0 or a negative errno with error set. */
-int bus_manager_authorize(Manager *m, sd_bus_message *message, const char *action, sd_bus_error *error) {
-        int r = polkit_verify(m->polkit, message, action, error);
-
-        if (r > 0)
-                manager_check_hotplug(m);
-        return r;
-}
-
 /* Replies to a change: the named error, or success (signalling a change). */
 static int reply_change(Manager *m, sd_bus_message *message, int r, const ErrorInfo *e, sd_bus_error *error) {
         if (r < 0)
@@ -154,7 +139,7 @@ static int method_set_governor(sd_bus_message *message, void *userdata, sd_bus_e
         const char *name;
         int r;
 
-        r = bus_manager_authorize(m, message, POLKIT_ACTION_PREFIX "set-governor", error);
+        r = bus_authorize(m, message, POLKIT_ACTION_PREFIX "set-governor", error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = sd_bus_message_read(message, "s", &name);
@@ -175,7 +160,7 @@ static int method_set_state_disabled(sd_bus_message *message, void *userdata, sd
         uint32_t cpu;
         int disabled, r;
 
-        r = bus_manager_authorize(m, message, POLKIT_ACTION_PREFIX "set-state", error);
+        r = bus_authorize(m, message, POLKIT_ACTION_PREFIX "set-state", error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = sd_bus_message_read(message, "usb", &cpu, &state, &disabled);
@@ -198,7 +183,7 @@ static int call_cpu_setter(sd_bus_message *message, Manager *m, const char *acti
         uint32_t cpu, usec;
         int r;
 
-        r = bus_manager_authorize(m, message, action, error);
+        r = bus_authorize(m, message, action, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = sd_bus_message_read(message, "uu", &cpu, &usec);
@@ -226,7 +211,7 @@ static int method_restore(sd_bus_message *message, void *userdata, sd_bus_error 
         ErrorInfo e = {};
         int r;
 
-        r = bus_manager_authorize(m, message, POLKIT_ACTION_PREFIX "restore", error);
+        r = bus_authorize(m, message, POLKIT_ACTION_PREFIX "restore", error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = manager_restore(m, &e);
@@ -346,7 +331,7 @@ static int method_set_consolidation(sd_bus_message *message, void *userdata, sd_
         uint32_t level;
         int r;
 
-        r = bus_manager_authorize(m, message, POLKIT_ACTION_PREFIX "consolidate", error);
+        r = bus_authorize(m, message, POLKIT_ACTION_PREFIX "consolidate", error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = sd_bus_message_read(message, "u", &level);
@@ -367,7 +352,7 @@ static int call_setter(sd_bus_message *message, Manager *m, const char *action, 
         const char *value;
         int r;
 
-        r = bus_manager_authorize(m, message, action, error);
+        r = bus_authorize(m, message, action, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = sd_bus_message_read(message, "s", &value);
@@ -392,7 +377,7 @@ static int method_calibrate(sd_bus_message *message, void *userdata, sd_bus_erro
         ErrorInfo e = {};
         int r;
 
-        r = bus_manager_authorize(m, message, POLKIT_ACTION_PREFIX "calibrate", error);
+        r = bus_authorize(m, message, POLKIT_ACTION_PREFIX "calibrate", error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = manager_calibrate(m, &e);

@@ -16,7 +16,3 @@ typedef struct Manager Manager;
  * negative errno. */
 int bus_manager_register(Manager *m);
 
-/* Authorises a mutating call (polkit.h) and brings the online CPUs up to
- * date.  Returns 1 to go on, 0 for a call parked until polkit answers (the
- * handler returns 1), or a negative errno with error set. */
-int bus_manager_authorize(Manager *m, sd_bus_message *message, const char *action, sd_bus_error *error);

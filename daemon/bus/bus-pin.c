@@ -6,23 +6,14 @@
 #include <string.h>
 
 #include "bus.h"
+#include "bus-error.h"
+#include "bus-util.h"
 #include "bus-pins.h"
 #include "bus-pins-internal.h"
 #include "fileio.h"
 #include "knob-unit.h"
 #include "log.h"
 #include "manager.h"
-
-int bus_format_cpus(const CpuSet *set, char **ret) {
-        char *buf = malloc(KNOB_CPULIST_MAX);
-
-        if (!buf)
-                return -ENOMEM;
-        if (cpuset_format(set, buf, KNOB_CPULIST_MAX) < 0)
-                buf[0] = '\0';          /* cannot happen: the longest list fits */
-        *ret = buf;
-        return 0;
-}
 
 /* Parses ".../pin/N" (N decimal, no leading zero).  Returns 0 or -ENOENT. */
 static int pin_id_from_path(const char *path, uint32_t *ret) {
@@ -138,6 +129,29 @@ static const sd_bus_vtable pin_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("Release", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_release, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
+
+/* Returns what a method handler returns. */
+int bus_pins_unpin(BusPins *bp, sd_bus_message *message, const char *path, sd_bus_error *error) {
+        Manager *m = bp->manager;
+        ErrorInfo e = {};
+        uint32_t id = 0;
+        const Pin *pin;
+        uid_t uid;
+        int r;
+
+        pin = bus_pin_from_path(m, path, &id);
+        if (!pin)
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PIN, "No pin %s", path);
+        r = polkit_sender_euid(message, &uid);
+        if (r >= 0)
+                r = bus_authorize(m, message, pin->owner_uid == uid ? ACTION_PIN_OWN : ACTION_PIN, error);
+        if (r <= 0)
+                return r < 0 ? r : 1;
+        r = pins_unpin(m->pins, id, &e);
+        if (r < 0)
+                return bus_error_from_errno(error, r, &e);
+        return sd_bus_reply_method_return(message, NULL);
+}
 
 void bus_pin_emit_added(Manager *m, const char *path) {
         int r = sd_bus_emit_interfaces_added(m->bus, path, BUS_PIN_INTERFACE, NULL);

@@ -11,6 +11,11 @@
 
 #include "cpuset.h"
 #include "pin-registry.h"
+#include "polkit.h"
+
+#define ACTION_PIN     POLKIT_ACTION_PREFIX "pin"
+#define ACTION_PIN_OWN POLKIT_ACTION_PREFIX "pin-own-process"
+#define ACTION_HOLD    POLKIT_ACTION_PREFIX "hold"
 
 typedef struct Manager Manager;
 typedef struct HoldOwner HoldOwner;
@@ -22,7 +27,7 @@ typedef struct BusPins {
         size_t n_owners, allocated;
 } BusPins;
 
-/* bus-pins.c: Unpin(path) for the caller of message, authorised.  Returns
+/* bus-pin.c: Unpin(path) for the caller of message, authorised.  Returns
  * what a method handler returns. */
 int bus_pins_unpin(BusPins *bp, sd_bus_message *message, const char *path, sd_bus_error *error);
 
@@ -34,5 +39,4 @@ const Pin *bus_pin_from_path(const Manager *m, const char *path, uint32_t *ret_i
 /* InterfacesAdded / InterfacesRemoved for the pin object at path. */
 void bus_pin_emit_added(Manager *m, const char *path);
 void bus_pin_emit_removed(Manager *m, const char *path);
-/* Formats set as a CPU list into a malloc'ed string.  Returns 0 or -ENOMEM. */
-int bus_format_cpus(const CpuSet *set, char **ret);
+

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "bus-error.h"
+#include "bus-util.h"
 #include "bus-manager.h"
 #include "bus-pins.h"
 #include "bus-pins-internal.h"
@@ -18,9 +19,6 @@
 #include "manager.h"
 #include "process-owner.h"
 
-#define ACTION_PIN     POLKIT_ACTION_PREFIX "pin"
-#define ACTION_PIN_OWN POLKIT_ACTION_PREFIX "pin-own-process"
-#define ACTION_HOLD    POLKIT_ACTION_PREFIX "hold"
 
 /* A client holding profiles, watched until it leaves the bus. */
 typedef struct HoldOwner {
@@ -168,7 +166,7 @@ static int pin_call(BusPins *bp, sd_bus_message *message, const char *target, co
         if (r >= 0)
                 r = polkit_sender_euid(message, &uid);
         if (r >= 0)
-                r = bus_manager_authorize(m, message, pin_action(target, uid, &pidfd), error);
+                r = bus_authorize(m, message, pin_action(target, uid, &pidfd), error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         (void) sd_event_now(m->event, CLOCK_REALTIME, &now);
@@ -228,28 +226,6 @@ static int method_pin_with_options(sd_bus_message *message, void *userdata, sd_b
         return pin_call(userdata, message, target, cpus, profile, reason, error);
 }
 
-int bus_pins_unpin(BusPins *bp, sd_bus_message *message, const char *path, sd_bus_error *error) {
-        Manager *m = bp->manager;
-        ErrorInfo e = {};
-        uint32_t id = 0;
-        const Pin *pin;
-        uid_t uid;
-        int r;
-
-        pin = bus_pin_from_path(m, path, &id);
-        if (!pin)
-                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PIN, "No pin %s", path);
-        r = polkit_sender_euid(message, &uid);
-        if (r >= 0)
-                r = bus_manager_authorize(m, message, pin->owner_uid == uid ? ACTION_PIN_OWN : ACTION_PIN, error);
-        if (r <= 0)
-                return r < 0 ? r : 1;
-        r = pins_unpin(m->pins, id, &e);
-        if (r < 0)
-                return bus_error_from_errno(error, r, &e);
-        return sd_bus_reply_method_return(message, NULL);
-}
-
 static int method_unpin(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         const char *path;
         int r = sd_bus_message_read(message, "o", &path);
@@ -276,7 +252,7 @@ static int method_hold(sd_bus_message *message, void *userdata, sd_bus_error *er
         if (r >= 0)
                 r = polkit_sender_euid(message, &uid);
         if (r >= 0)
-                r = bus_manager_authorize(m, message, ACTION_HOLD, error);
+                r = bus_authorize(m, message, ACTION_HOLD, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = owner_watch(bp, sender);
@@ -306,7 +282,7 @@ static int method_release(sd_bus_message *message, void *userdata, sd_bus_error 
         if (!h)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_HOLD, "No hold with cookie %u", cookie);
         if (!streq_ptr(h->owner, sender)) {
-                r = bus_manager_authorize(m, message, ACTION_PIN, error);
+                r = bus_authorize(m, message, ACTION_PIN, error);
                 if (r <= 0)
                         return r < 0 ? r : 1;
         }

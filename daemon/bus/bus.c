@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bus.h"
+#include "bus-util.h"
 #include "bus-cpu.h"
 #include "bus-latency.h"
 #include "bus-manager.h"
@@ -45,17 +46,4 @@ int bus_connect(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to acquire %s: %m", BUS_NAME);
         return 0;
-}
-
-/* Returns 0 or -ENOMEM (l freed). */
-int bus_nodes_add(char **l, size_t *n, const char *path) {
-        l[*n] = strdup(path);
-        if (l[*n]) {
-                (*n)++;
-                return 0;
-        }
-        while (*n > 0)
-                free(l[--*n]);
-        free(l);
-        return -ENOMEM;
 }

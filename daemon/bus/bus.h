@@ -11,7 +11,3 @@
  * and takes the name.  Returns 0 or a negative errno (logged). */
 int bus_connect(Manager *m);
 
-/* For a node enumerator: stores a copy of path at l[*n] (the caller made
- * room) and counts it.  Returns 0, or -ENOMEM after freeing l and the *n
- * paths in it. */
-int bus_nodes_add(char **l, size_t *n, const char *path);

@@ -263,7 +263,7 @@ int change_knob_write(ChangeLayer *l, const KnobAddr *a, const char *value) {
         if (r >= 0 && a->type->counted) {
                 l->knob_writes++;
                 if (l->events.written)
-                        l->events.written(a, l->events.userdata);
+                        l->events.written(a, value, l->events.userdata);
         }
         return r;
 }

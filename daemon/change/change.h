@@ -53,7 +53,7 @@ typedef struct ChangeEntry {
 typedef struct ChangeLayerEvents {
         /* A knob of a counted type (the idle knobs) was written, by a set
          * or a restore (the sampler reads its CPU again). */
-        void (*written)(const KnobAddr *a, void *userdata);
+        void (*written)(const KnobAddr *a, const char *value, void *userdata);
         void *userdata;
 } ChangeLayerEvents;
 

@@ -15,6 +15,7 @@ int manager_consolidation_start(Manager *m) {
         r = consolidator_new(m->changes, &m->consolidator);
         if (r < 0)
                 return log_oom();
+        m->consolidation_freed = &m->consolidator->state.freed;
         (void) consolidator_configure(m->consolidator, &m->config);
         log_info("Consolidation level %u (%s), %u background entr%s configured.", manager_consolidation_level(m),
                  m->consolidation_level >= 0 ? "set by SetConsolidation" : "the profile's",
@@ -28,6 +29,7 @@ int manager_consolidation_release(Manager *m, ErrorInfo *e) {
 }
 
 void manager_consolidation_free(Manager *m) {
+        m->consolidation_freed = NULL;
         m->consolidator = consolidator_free(m->consolidator);
 }
 
@@ -72,6 +74,7 @@ void manager_consolidation_profile_changed(Manager *m) {
                 return;
         log_info("The profile changed: consolidation follows its level (%u) again.", manager_profile(m)->consolidation);
         m->consolidation_level = -1;
+        manager_policy_save_state(m);
         manager_emit(m, "ConsolidationStatus");
 }
 

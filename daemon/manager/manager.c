@@ -23,6 +23,7 @@
 #include "macro.h"
 #include "manager.h"
 #include "manager-consolidation.h"
+#include "manager-ops.h"
 #include "manager-pins.h"
 #include "metrics-textfile.h"
 #include "sampler-cadence.h"
@@ -63,9 +64,10 @@ static int manager_load_config(const char *path, bool explicit, Config *ret) {
 /* A counted (idle) knob was written: the sampler reads its CPU (every CPU
  * for a system-wide knob) in full at its next read.  The sampler reads no
  * wteo file (companion.c does). */
-static void on_knob_written(const KnobAddr *a, void *userdata) {
+static void on_knob_written(const KnobAddr *a, const char *value, void *userdata) {
         Manager *m = userdata;
 
+        knob_view_written(&m->view, a, value);
         if (!m->sampling || a->type == &knob_type_wteo)
                 return;
         if (a->cpu == KNOB_NO_CPU)
@@ -154,6 +156,7 @@ Manager *manager_free(Manager *m) {
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         sampling_free(m->sampling);
+        knob_view_done(&m->view);
         free(m->flap_stale);
         m->changes = change_layer_free(m->changes);
         knob_env_done(&m->knobs);
@@ -167,6 +170,20 @@ Manager *manager_free(Manager *m) {
 
 void manager_freep(Manager **m) {
         manager_free(*m);
+}
+
+/* The view of the knobs (knob-view.h) from the sample just taken and the
+ * system-wide files read now (the slow ones every 10th tick, see
+ * sampling.c).  Returns 0 or -ENOMEM (logged). */
+static int manager_view_sampled(Manager *m) {
+        CpuidleSystem sys;
+        ErrorInfo e = {};
+        int r = cpuidle_system_reader_read(m->sampling->system, &sys, &e);
+
+        if (r < 0 && r != -ENOENT)
+                log_debug_errno(r, "Failed to read cpuidle: %s, ignoring", e.message);
+        r = knob_view_sampled(&m->view, m->sampling, r >= 0 ? &sys : NULL);
+        return r < 0 ? log_oom() : 0;
 }
 
 /* Samples now.  Returns 0, or -ENOMEM (fatal); other failures are logged
@@ -194,7 +211,7 @@ static int manager_sample(Manager *m) {
         m->sample_failing = false;
         plan_enforcer_sampled(&m->enforcer, m->sampling);
         manager_note_governor(m, m->sampling->latest->governor, true);
-        return 0;
+        return manager_view_sampled(m);
 }
 
 /* Rebuilds everything that depends on the online CPUs.  Returns 0 (a
@@ -345,7 +362,7 @@ static int manager_on_sighup(sd_event_source *s, const struct signalfd_siginfo *
                 manager_apply_config(m, &c);
                 log_info("Reloaded configuration from %s.", m->config_path);
         }
-        manager_policy_reload(m);
+        manager_reload_profiles(m);
         /* The profiles in force point into the set the reload replaced. */
         if (manager_pins_refresh(m) == -ENOMEM)
                 return sd_event_exit(m->event, log_oom());

@@ -16,6 +16,7 @@
 #include "consolidation.h"
 #include "change.h"
 #include "enforce.h"
+#include "knob-view.h"
 #include "latency-watch.h"
 #include "metrics.h"
 #include "persist.h"
@@ -100,7 +101,7 @@ struct Manager {
         PolicyLoop *policy;
         PolicyInputBuffer policy_input;   /* the step's per-CPU input, reused */
         PlanEnforcer enforcer;
-        CpuidleSystem system;        /* read at the last tick */
+        KnobView view;               /* the knobs as last sampled or written (knob-view.h) */
         Companion companion;         /* companion mode: wteo governs (companion.h) */
         Calibration *calibration;    /* the calibration in use, or NULL */
         Calibrator *calibrator;      /* a running calibration, or NULL */
@@ -119,6 +120,7 @@ struct Manager {
         /* Consolidation (manager-consolidation.h). */
         Consolidator *consolidator;
         int consolidation_level;     /* SetConsolidation()'s, -1: the profile's */
+        const CpuSet *consolidation_freed;  /* the CPUs it freed (its output for the policy), NULL: none */
 
         LatencyWatch latency;        /* the CPU latency request (latency-watch.h) */
         PpdFollow *ppd;              /* following power-profiles-daemon, or NULL (ppd-follow.h) */

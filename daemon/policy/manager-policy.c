@@ -11,7 +11,6 @@
 #include "fileio.h"
 #include "log.h"
 #include "macro.h"
-#include "manager-consolidation.h"
 #include "manager-policy.h"
 #include "profiles.h"
 
@@ -141,33 +140,17 @@ static void on_plan_changed(unsigned cpu, const PolicyCpu *c, void *userdata) {
         manager_emit_plan_changed(m, cpu, c);
 }
 
-/* Re-reads the system-wide cpuidle files into m->system (the slow ones
- * every 10th tick, see sampling.c).  Returns false when there is no cpuidle
- * (or it cannot be read: logged at debug level). */
-static bool read_system(Manager *m) {
-        ErrorInfo e = {};
-        int r = cpuidle_system_reader_read(m->sampling->system, &m->system, &e);
-
-        if (r < 0) {
-                if (r != -ENOENT)
-                        log_debug_errno(r, "Failed to read cpuidle: %s, skipping the policy this tick", e.message);
-                m->system = (CpuidleSystem) {};
-                return false;
-        }
-        return true;
-}
-
 static PolicySources policy_sources(Manager *m) {
         return (PolicySources) {
                 .profile = manager_profile(m),
                 .choices = m->cpu_choices,
                 .n_choices = m->n_cpu_choices,
                 .sampling = m->sampling,
-                .system = &m->system,
+                .system = &m->view.system,
                 .calibration = m->calibration,
                 .changes = m->changes,
                 .companion = &m->companion,
-                .consolidation_freed = manager_consolidation_freed(m),
+                .consolidation_freed = m->consolidation_freed,
         };
 }
 
@@ -188,9 +171,9 @@ void manager_policy_tick(Manager *m, uint64_t now_usec) {
         PolicyStepInput in;
         int r;
 
-        if (calibrator_running(m->calibrator) || !m->sampling->has_rates || !read_system(m))
+        if (calibrator_running(m->calibrator) || !m->sampling->has_rates || !m->view.has_system)
                 return;
-        r = companion_read(&m->companion, m->root_fd, &m->system, m->sampling);
+        r = companion_read(&m->companion, m->root_fd, &m->view.system, m->sampling);
         if (r < 0) {
                 (void) sd_event_exit(m->event, log_oom());
                 return;
@@ -219,7 +202,7 @@ void manager_policy_replan(Manager *m, uint64_t now_usec) {
         PolicyStepInput in;
 
         if (!m->sampling || !m->policy || calibrator_running(m->calibrator) || !m->sampling->has_rates ||
-            !m->system.driver[0])
+            !m->view.system.driver[0])
                 return;
         src = policy_sources(m);
         if (policy_input_build(&m->policy_input, &src, &in) < 0) {
@@ -236,20 +219,20 @@ void manager_policy_hotplug(Manager *m) {
                 (void) sd_event_exit(m->event, log_oom());
 }
 
-void manager_policy_reload(Manager *m) {
+bool manager_policy_reload(Manager *m) {
         _cleanup_free_ ProfileSet *s = calloc(1, sizeof(ProfileSet));
         int r;
 
         if (!s) {
                 (void) sd_event_exit(m->event, log_oom());
-                return;
+                return false;
         }
         r = profiles_load(m->profile_dir, m->profile_override_dir, true, s);
         if (r == -ENOMEM)
                 (void) sd_event_exit(m->event, log_oom());
         if (r < 0) {
                 log_error("Keeping the previous %u profile(s).", m->profiles->n);
-                return;
+                return false;
         }
         free(m->profiles);
         m->profiles = TAKE_PTR(s);
@@ -258,40 +241,36 @@ void manager_policy_reload(Manager *m) {
         if (!profile_set_find(m->profiles, m->active_profile)) {
                 log_warning("Profile \"%s\" is gone, switching to \"%s\".", m->active_profile, default_profile(m));
                 snprintf(m->active_profile, sizeof(m->active_profile), "%s", default_profile(m));
-                manager_consolidation_profile_changed(m);
+                manager_policy_save_state(m);
                 manager_emit(m, "ActiveProfile");
                 manager_emit(m, "Consolidation");
-                manager_policy_save_state(m);
+                return true;
         }
+        return false;
 }
 
-/* Returns 0 or -ENOPKG with e set. */
-int manager_set_profile(Manager *m, const char *name, ErrorInfo *e) {
+/* Returns 1 if switched, 0 if it was name already, or -ENOPKG with e set. */
+int manager_policy_set_profile(Manager *m, const char *name, ErrorInfo *e) {
         if (!profile_set_find(m->profiles, name))
                 return errinfo_set(e, -ENOPKG, "Unknown profile \"%s\" (see the Profiles property)", name);
         if (strcmp(name, m->active_profile) == 0)
                 return 0;
         log_info("Switching profile from %s to %s.", m->active_profile, name);
         snprintf(m->active_profile, sizeof(m->active_profile), "%s", name);
-        manager_consolidation_profile_changed(m);
         manager_policy_save_state(m);
         manager_emit(m, "ActiveProfile");
         manager_emit(m, "Consolidation");
-        return 0;
+        return 1;
 }
 
-/* Observe mode writes nothing the policy decides: puts back every knob the
- * plan and the companion changed and what consolidation confined (not the
- * administrator's settings, not the pins: requests in force, whose
- * workloads stay where the pins put them).  Returns the number put back,
- * or -EIO with e set. */
+/* Observe mode writes nothing the plan decides: puts back every knob the
+ * plan and the companion changed (not the administrator's settings, not
+ * the pins').  Returns the number put back, or -EIO with e set. */
 static int restore_plan_knobs(Manager *m, ErrorInfo *e) {
         int r = change_restore(m->changes, CHANGE_OWNER(PLAN), e), q = 0;
 
         if (r >= 0)
                 q = change_restore(m->changes, CHANGE_OWNER(COMPANION), e);
-        if (r >= 0 && q >= 0)
-                q = manager_consolidation_release(m, e);
         if (r >= 0)
                 r = q < 0 ? q : r + q;
 
@@ -303,14 +282,11 @@ static int restore_plan_knobs(Manager *m, ErrorInfo *e) {
         return r;
 }
 
-/* Returns 0, or -EDOM / -EBUSY / -EIO with e set. */
-int manager_set_mode(Manager *m, const char *mode, ErrorInfo *e) {
-        DaemonMode new;
+/* Returns 0, or -EBUSY / -EIO with e set. */
+int manager_policy_set_mode(Manager *m, DaemonMode new, ErrorInfo *e) {
         uint64_t now = 0;
         int r;
 
-        if (daemon_mode_from_string(mode, &new) < 0)
-                return errinfo_set(e, -EDOM, "Invalid mode \"%s\": use \"observe\" or \"enforce\"", mode);
         if (calibrator_running(m->calibrator))
                 return errinfo_set(e, -EBUSY, "A calibration is running, try again when it has finished");
         if (new == m->mode)

@@ -10,6 +10,7 @@
  *   -EIO     a knob could not be put back (ErrorInfo names it)
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "errinfo.h"
@@ -44,8 +45,9 @@ void manager_policy_hotplug(Manager *m);
  * in enforce mode the plan is written. */
 void manager_policy_replan(Manager *m, uint64_t now_usec);
 
-/* SIGHUP: reloads the profiles; a bad file keeps the last good set. */
-void manager_policy_reload(Manager *m);
+/* SIGHUP: reloads the profiles; a bad file keeps the last good set.
+ * Returns true when the profile in force was gone and replaced. */
+bool manager_policy_reload(Manager *m);
 
 /* Stops a running calibration (its knobs put back), telling the bus why. */
 void manager_policy_cancel_calibration(Manager *m, const char *why);
@@ -56,12 +58,14 @@ void manager_policy_save_state(Manager *m);
 /* The profile in force (never NULL). */
 const Profile *manager_profile(const Manager *m);
 
-/* SetProfile().  Returns 0, or -ENOPKG with e set. */
-int manager_set_profile(Manager *m, const char *name, ErrorInfo *e);
+/* The policy's side of SetProfile() (manager-ops.h).  Returns 1 if
+ * switched, 0 if it was name already, or -ENOPKG with e set. */
+int manager_policy_set_profile(Manager *m, const char *name, ErrorInfo *e);
 
-/* SetMode().  Switching to observe first puts back every knob the plan
- * changed.  Returns 0, or -EDOM / -EBUSY / -EIO with e set. */
-int manager_set_mode(Manager *m, const char *mode, ErrorInfo *e);
+/* The policy's side of SetMode() (manager-ops.h): switching to observe
+ * first puts back every knob the plan and the companion changed.  Returns
+ * 0, or -EBUSY / -EIO with e set. */
+int manager_policy_set_mode(Manager *m, DaemonMode mode, ErrorInfo *e);
 
 /* Calibrate().  Returns 0 (started), or -EBUSY or another negative errno
  * with e set. */

@@ -7,6 +7,7 @@
 #include "log.h"
 #include "macro.h"
 #include "manager.h"
+#include "manager-ops.h"
 #include "manager-policy.h"
 #include "ppd-follow.h"
 
