@@ -180,7 +180,7 @@ static int property_get_cpu_rate(sd_bus *bus, const char *path, const char *inte
 
 /* The CPU's policy state, or NULL before its first plan. */
 static const PolicyCpu *path_plan(const Manager *m, const char *path) {
-        const PolicyCpu *c = policy_loop_cpu(m->policy, path_cpu(m, path));
+        const PolicyCpu *c = policy_loop_cpu(m->policy.loop, path_cpu(m, path));
 
         return c && c->settled ? c : NULL;
 }
@@ -226,7 +226,7 @@ static int property_get_weights(sd_bus *bus, const char *path, const char *inter
 static int property_get_wteo_tolerance(sd_bus *bus, const char *path, const char *interface, const char *property,
                                        sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const CompanionCpu *x = companion_cpu(&m->companion, path_cpu(m, path));
+        const CompanionCpu *x = companion_cpu(&m->policy.companion, path_cpu(m, path));
 
         return sd_bus_message_append(reply, "i", x && x->has_tolerance ? (int32_t) x->tolerance : -1);
 }
@@ -236,7 +236,7 @@ static int property_get_kernel_weights(sd_bus *bus, const char *path, const char
                                        sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         WteoMatrix w;
-        bool ok = companion_matrix(&m->companion, m->root_fd, m->sampling, path_cpu(m, path), &w) >= 0;
+        bool ok = companion_matrix(&m->policy.companion, m->root_fd, m->sampling, path_cpu(m, path), &w) >= 0;
         int r = sd_bus_message_open_container(reply, 'a', "aq");
 
         for (unsigned s = 0; r >= 0 && ok && s < w.n; s++)
@@ -254,8 +254,8 @@ static int property_get_kernel_weights_error(sd_bus *bus, const char *path, cons
         const CompanionCpu *x;
         WteoMatrix w;
 
-        (void) companion_matrix(&m->companion, m->root_fd, m->sampling, cpu, &w);
-        x = companion_cpu(&m->companion, cpu);
+        (void) companion_matrix(&m->policy.companion, m->root_fd, m->sampling, cpu, &w);
+        x = companion_cpu(&m->policy.companion, cpu);
         return sd_bus_message_append(reply, "s", x ? x->matrix_error : "");
 }
 
@@ -275,7 +275,7 @@ static int property_get_calibrated(sd_bus *bus, const char *path, const char *in
         int r = sd_bus_message_open_container(reply, 'a', "(uuuub)");
 
         for (unsigned k = 0; r >= 0 && k < n; k++) {
-                const CalibrationState *st = policy_calibrated_state(m->calibration, cpu, k, info[k].name);
+                const CalibrationState *st = policy_calibrated_state(m->calib.result, cpu, k, info[k].name);
 
                 if (st)
                         r = sd_bus_message_append(reply, "(uuuub)", k, st->advertised_latency_us, st->wakeup_us,
@@ -308,7 +308,7 @@ static int property_get_calibrated_entry(sd_bus *bus, const char *path, const ch
         int r = sd_bus_message_open_container(reply, 'a', "(uuua(ui))");
 
         for (unsigned k = 0; r >= 0 && k < n; k++) {
-                const CalibrationState *st = policy_calibrated_state(m->calibration, cpu, k, info[k].name);
+                const CalibrationState *st = policy_calibrated_state(m->calib.result, cpu, k, info[k].name);
 
                 if (st)
                         r = append_entry_cost(reply, k, st);
@@ -323,7 +323,7 @@ static int property_get_profile(sd_bus *bus, const char *path, const char *inter
                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         unsigned cpu = path_cpu(m, path);
-        const CpuProfileChoice *c = cpu < m->n_cpu_choices ? &m->cpu_choices[cpu] : NULL;
+        const CpuProfileChoice *c = cpu < m->pinning.n_choices ? &m->pinning.choices[cpu] : NULL;
 
         if (strcmp(property, "ProfileSource") == 0)
                 return sd_bus_message_append(reply, "s", c ? c->source : "machine");

@@ -126,7 +126,7 @@ static int reply_change(Manager *m, sd_bus_message *message, int r, const ErrorI
  * a calibration holds the knobs.  Returns 0 or a negative errno with error
  * set. */
 static int manual_target(Manager *m, EnforceTarget *ret, sd_bus_error *error) {
-        if (calibrator_running(m->calibrator))
+        if (calibrator_running(m->calib.run))
                 return sd_bus_error_set(error, BUS_ERROR_BUSY, "A calibration is running, try again when it has finished");
         *ret = manager_enforce_target(m, CHANGE_OWNER(MANUAL));
         return 0;
@@ -230,8 +230,8 @@ static int property_get_profiles(sd_bus *bus, const char *path, const char *inte
         Manager *m = userdata;
         int r = sd_bus_message_open_container(reply, 'a', "s");
 
-        for (unsigned i = 0; r >= 0 && i < m->profiles->n; i++)
-                r = sd_bus_message_append(reply, "s", m->profiles->profiles[i].name);
+        for (unsigned i = 0; r >= 0 && i < m->policy.profiles->n; i++)
+                r = sd_bus_message_append(reply, "s", m->policy.profiles->profiles[i].name);
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
@@ -239,14 +239,14 @@ static int property_get_mode(sd_bus *bus, const char *path, const char *interfac
                              sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
 
-        return sd_bus_message_append(reply, "s", daemon_mode_to_string(m->mode));
+        return sd_bus_message_append(reply, "s", daemon_mode_to_string(m->policy.mode));
 }
 
 static int property_get_calibrating(sd_bus *bus, const char *path, const char *interface, const char *property,
                                     sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
 
-        return sd_bus_message_append(reply, "b", calibrator_running(m->calibrator));
+        return sd_bus_message_append(reply, "b", calibrator_running(m->calib.run));
 }
 
 /* Whether wteo governs (companion.h). */
@@ -254,7 +254,7 @@ static int property_get_companion(sd_bus *bus, const char *path, const char *int
                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
 
-        return sd_bus_message_append(reply, "b", m->companion.active);
+        return sd_bus_message_append(reply, "b", m->policy.companion.active);
 }
 
 /* (measured, total, cpu, state); (0, 0, 4294967295, "") when none runs.
@@ -265,7 +265,7 @@ static int property_get_calibration_progress(sd_bus *bus, const char *path, cons
         Manager *m = userdata;
         CalibrateProgress p = { .cpu = UINT32_MAX, .state = "" };
 
-        (void) calibrator_progress(m->calibrator, &p);
+        (void) calibrator_progress(m->calib.run, &p);
         return sd_bus_message_append(reply, "(uuus)", p.measured, p.total, p.cpu, p.state);
 }
 
@@ -273,19 +273,19 @@ static int property_get_calibration_usec(sd_bus *bus, const char *path, const ch
                                          sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
 
-        return sd_bus_message_append(reply, "t", m->calibration ? m->calibration->realtime_usec : UINT64_C(0));
+        return sd_bus_message_append(reply, "t", m->calib.result ? m->calib.result->realtime_usec : UINT64_C(0));
 }
 
 static int property_get_poll_mode(sd_bus *bus, const char *path, const char *interface, const char *property,
                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        const PolicySystem *sys = &((Manager *) userdata)->policy->sys;
+        const PolicySystem *sys = &((Manager *) userdata)->policy.loop->sys;
 
         return sd_bus_message_append(reply, "s", sys->kvm && sys->has_poll ? poll_mode_to_string(sys->poll.mode) : "");
 }
 
 static int property_get_poll_window(sd_bus *bus, const char *path, const char *interface, const char *property,
                                     sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        const PolicySystem *sys = &((Manager *) userdata)->policy->sys;
+        const PolicySystem *sys = &((Manager *) userdata)->policy.loop->sys;
 
         return sd_bus_message_append(reply, "t", sys->kvm && sys->has_poll ? sys->poll.window_ns : UINT64_C(0));
 }
@@ -301,7 +301,7 @@ static int property_get_consolidation_status(sd_bus *bus, const char *path, cons
                                              const char *property, sd_bus_message *reply, void *userdata,
                                              sd_bus_error *error) {
         Manager *m = userdata;
-        const Consolidator *c = m->consolidator;
+        const Consolidator *c = m->consolidation.consolidator;
         const Consolidation *st = &c->state;
         char source[96], set[4096] = "", freed[4096] = "";
         int r;

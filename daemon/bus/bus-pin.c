@@ -33,7 +33,7 @@ const Pin *bus_pin_from_path(const Manager *m, const char *path, uint32_t *ret_i
         if (pin_id_from_path(path, &id) < 0)
                 return NULL;
         *ret_id = id;
-        return pin_registry_find(pins_registry(m->pins), id);
+        return pin_registry_find(pins_registry(m->pinning.pins), id);
 }
 
 /* The pin of an object pin_find() accepted. */
@@ -52,7 +52,7 @@ static int pin_find(sd_bus *bus, const char *path, const char *interface, void *
 }
 
 static int pin_enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes, sd_bus_error *error) {
-        const PinRegistry *reg = pins_registry(((BusPins *) userdata)->manager->pins);
+        const PinRegistry *reg = pins_registry(((BusPins *) userdata)->manager->pinning.pins);
         size_t n = 0;
         char **l = calloc(pin_registry_n_pins(reg) + 1, sizeof(char *));
 
@@ -147,7 +147,7 @@ int bus_pins_unpin(BusPins *bp, sd_bus_message *message, const char *path, sd_bu
                 r = bus_authorize(m, message, pin->owner_uid == uid ? ACTION_PIN_OWN : ACTION_PIN, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
-        r = pins_unpin(m->pins, id, &e);
+        r = pins_unpin(m->pinning.pins, id, &e);
         if (r < 0)
                 return bus_error_from_errno(error, r, &e);
         return sd_bus_reply_method_return(message, NULL);

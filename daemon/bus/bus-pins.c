@@ -53,7 +53,7 @@ static void owner_remove_at(BusPins *bp, size_t i) {
 static int on_owner_gone(sd_bus_track *track, void *userdata) {
         HoldOwner *o = userdata;
         BusPins *bp = o->bus_pins;
-        unsigned n = pins_release_owner(bp->manager->pins, o->name);
+        unsigned n = pins_release_owner(bp->manager->pinning.pins, o->name);
         ssize_t i = owner_index(bp, o->name);
 
         log_debug("%s left the bus, released its %u hold(s).", o->name, n);
@@ -95,7 +95,7 @@ static void owner_unwatch_if_idle(BusPins *bp, const char *name) {
 
         if (i < 0)
                 return;
-        PIN_REGISTRY_FOREACH_HOLD(h, pins_registry(bp->manager->pins))
+        PIN_REGISTRY_FOREACH_HOLD(h, pins_registry(bp->manager->pinning.pins))
                 if (strcmp(h->owner, name) == 0)
                         return;
         owner_remove_at(bp, (size_t) i);
@@ -170,13 +170,13 @@ static int pin_call(BusPins *bp, sd_bus_message *message, const char *target, co
         if (r <= 0)
                 return r < 0 ? r : 1;
         (void) sd_event_now(m->event, CLOCK_REALTIME, &now);
-        r = pins_pin(m->pins, target, cpus, profile, uid, reason, now, &id, &e);
+        r = pins_pin(m->pinning.pins, target, cpus, profile, uid, reason, now, &id, &e);
         if (r < 0)
                 return bus_error_from_errno(error, r, &e);
         /* Pinned as the caller's own process: it must still be the one
          * checked, not another that took its PID. */
         if (pidfd >= 0 && !process_pidfd_alive(pidfd)) {
-                (void) pins_unpin(m->pins, id, NULL);
+                (void) pins_unpin(m->pinning.pins, id, NULL);
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "%s exited while being pinned", target);
         }
         pins_object_path(id, path, sizeof(path));
@@ -258,7 +258,7 @@ static int method_hold(sd_bus_message *message, void *userdata, sd_bus_error *er
         r = owner_watch(bp, sender);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Failed to watch %s on the bus: %m", sender);
-        r = pins_hold(m->pins, profile, cpus, reason, app_id, sender, uid, &cookie, &e);
+        r = pins_hold(m->pinning.pins, profile, cpus, reason, app_id, sender, uid, &cookie, &e);
         if (r < 0) {
                 owner_unwatch_if_idle(bp, sender);
                 return bus_error_from_errno(error, r, &e);
@@ -278,7 +278,7 @@ static int method_release(sd_bus_message *message, void *userdata, sd_bus_error 
         r = sd_bus_message_read(message, "u", &cookie);
         if (r < 0)
                 return r;
-        h = pin_registry_hold_find(pins_registry(m->pins), cookie);
+        h = pin_registry_hold_find(pins_registry(m->pinning.pins), cookie);
         if (!h)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_HOLD, "No hold with cookie %u", cookie);
         if (!streq_ptr(h->owner, sender)) {
@@ -287,7 +287,7 @@ static int method_release(sd_bus_message *message, void *userdata, sd_bus_error 
                         return r < 0 ? r : 1;
         }
         snprintf(owner, sizeof(owner), "%s", h->owner);
-        r = pins_release(m->pins, cookie);
+        r = pins_release(m->pinning.pins, cookie);
         if (r < 0)
                 return bus_error_from_errno(error, r, NULL);
         owner_unwatch_if_idle(bp, owner);
@@ -299,7 +299,7 @@ static int property_get_pins(sd_bus *bus, const char *path, const char *interfac
         BusPins *bp = userdata;
         int r = sd_bus_message_open_container(reply, 'a', "o");
 
-        PIN_REGISTRY_FOREACH_PIN(p, pins_registry(bp->manager->pins)) {
+        PIN_REGISTRY_FOREACH_PIN(p, pins_registry(bp->manager->pinning.pins)) {
                 char buf[128];
                 if (r >= 0)
                         r = sd_bus_message_append(reply, "o", pins_object_path(p->id, buf, sizeof(buf)));
@@ -312,7 +312,7 @@ static int property_get_holds(sd_bus *bus, const char *path, const char *interfa
         BusPins *bp = userdata;
         int r = sd_bus_message_open_container(reply, 'a', "(usssss)");
 
-        PIN_REGISTRY_FOREACH_HOLD(h, pins_registry(bp->manager->pins)) {
+        PIN_REGISTRY_FOREACH_HOLD(h, pins_registry(bp->manager->pinning.pins)) {
                 _cleanup_free_ char *cpus = NULL;
                 if (r >= 0)
                         r = bus_format_cpus(h->cpus_given ? &h->cpus : &(CpuSet) {}, &cpus);
@@ -383,7 +383,7 @@ int bus_pins_register(Manager *m) {
         BusPins *bp;
         int r;
 
-        assert(m->pins);
+        assert(m->pinning.pins);
         if (!owned)
                 return -ENOMEM;
         owned->manager = m;

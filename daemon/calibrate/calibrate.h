@@ -38,3 +38,10 @@ typedef struct CalibrateProgress {
 /* Fills *ret.  Returns true, or false (ret untouched) when c is not
  * running. */
 bool calibrator_progress(const Calibrator *c, CalibrateProgress *ret);
+
+/* The calibration's state in the manager (manager-calibration.c). */
+typedef struct DaemonCalibration {
+        char *helper;                 /* idlepolicy-calibrate's path */
+        Calibration *result;          /* the calibration in use, or NULL */
+        Calibrator *run;              /* a running calibration, or NULL */
+} DaemonCalibration;

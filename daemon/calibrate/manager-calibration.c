@@ -14,11 +14,11 @@ static void on_calibrated(Calibration *result, int error, void *userdata) {
         Manager *m = userdata;
         char message[256] = "";
 
-        m->calibrator = calibrator_free(m->calibrator);
+        m->calib.run = calibrator_free(m->calib.run);
         if (result) {
-                calibration_free(m->calibration);
-                m->calibration = result;
-                (void) persist_save_calibration(&m->persist, result);
+                calibration_free(m->calib.result);
+                m->calib.result = result;
+                (void) persist_save_calibration(&m->policy.persist, result);
                 manager_emit(m, "CalibrationUSec");
         } else
                 snprintf(message, sizeof(message), "The calibration failed: %s", strerror(error > 0 ? error : -error));
@@ -32,15 +32,15 @@ int manager_calibrate(Manager *m, ErrorInfo *e) {
         EnforceTarget t;
         int r;
 
-        if (calibrator_running(m->calibrator))
+        if (calibrator_running(m->calib.run))
                 return errinfo_set(e, -EBUSY, "A calibration is running already");
-        m->calibrator = calibrator_free(m->calibrator);
+        m->calib.run = calibrator_free(m->calib.run);
         t = manager_enforce_target(m, CHANGE_OWNER(CALIBRATION));
-        r = calibrator_start(m->event, t, m->calibrate_helper, on_calibrated, m, &m->calibrator);
+        r = calibrator_start(m->event, t, m->calib.helper, on_calibrated, m, &m->calib.run);
         if (r == -EBUSY)
                 return errinfo_set(e, -EBUSY, "A calibration is running already");
         if (r < 0)
-                return errinfo_set(e, r, "Failed to start the calibration with %s: %s", m->calibrate_helper, strerror(-r));
+                return errinfo_set(e, r, "Failed to start the calibration with %s: %s", m->calib.helper, strerror(-r));
         log_info("Calibration started.");
         manager_emit(m, "Calibrating");
         return 0;
@@ -49,9 +49,9 @@ int manager_calibrate(Manager *m, ErrorInfo *e) {
 void manager_policy_cancel_calibration(Manager *m, const char *why) {
         char message[256];
 
-        if (!calibrator_running(m->calibrator))
+        if (!calibrator_running(m->calib.run))
                 return;
-        m->calibrator = calibrator_free(m->calibrator);
+        m->calib.run = calibrator_free(m->calib.run);
         snprintf(message, sizeof(message), "The calibration was cancelled: %s", why);
         log_notice("%s.", message);
         manager_emit(m, "Calibrating");
@@ -62,9 +62,9 @@ void manager_policy_cancel_calibration(Manager *m, const char *why) {
  * writes nothing of its own accord (a calibration sets knobs while it
  * runs); Calibrate() still works there, on request. */
 static bool want_first_calibration(const Manager *m) {
-        if (m->calibration || m->config.calibrate_on_first_start == 0)
+        if (m->calib.result || m->config.calibrate_on_first_start == 0)
                 return false;
-        if (m->mode == DAEMON_MODE_OBSERVE) {
+        if (m->policy.mode == DAEMON_MODE_OBSERVE) {
                 log_info("No calibration yet; observe mode does not calibrate by itself ('idlepolicyctl calibrate' does).");
                 return false;
         }

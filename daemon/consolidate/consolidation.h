@@ -76,3 +76,10 @@ int consolidator_tick(Consolidator *c, const ConsolidateInput *in, bool enforce)
 /* Puts back every knob consolidation changed.  Returns 0 or -EIO with e
  * naming the knobs that stay in the journal. */
 int consolidator_release(Consolidator *c, ErrorInfo *e);
+
+/* Consolidation's state in the manager (manager-consolidation.c). */
+typedef struct DaemonConsolidation {
+        Consolidator *consolidator;
+        int level;                    /* SetConsolidation()'s, -1: the profile's */
+        const CpuSet *freed;          /* the CPUs it freed (its output for the policy), NULL: none */
+} DaemonConsolidation;

@@ -12,40 +12,40 @@
 int manager_consolidation_start(Manager *m) {
         int r;
 
-        r = consolidator_new(m->changes, &m->consolidator);
+        r = consolidator_new(m->changes, &m->consolidation.consolidator);
         if (r < 0)
                 return log_oom();
-        m->consolidation_freed = &m->consolidator->state.freed;
-        (void) consolidator_configure(m->consolidator, &m->config);
+        m->consolidation.freed = &m->consolidation.consolidator->state.freed;
+        (void) consolidator_configure(m->consolidation.consolidator, &m->config);
         log_info("Consolidation level %u (%s), %u background entr%s configured.", manager_consolidation_level(m),
-                 m->consolidation_level >= 0 ? "set by SetConsolidation" : "the profile's",
-                 m->consolidator->n_targets, m->consolidator->n_targets == 1 ? "y" : "ies");
+                 m->consolidation.level >= 0 ? "set by SetConsolidation" : "the profile's",
+                 m->consolidation.consolidator->n_targets, m->consolidation.consolidator->n_targets == 1 ? "y" : "ies");
         return 0;
 }
 
 /* Returns 0 or -EIO with e set. */
 int manager_consolidation_release(Manager *m, ErrorInfo *e) {
-        return m->consolidator ? consolidator_release(m->consolidator, e) : 0;
+        return m->consolidation.consolidator ? consolidator_release(m->consolidation.consolidator, e) : 0;
 }
 
 void manager_consolidation_free(Manager *m) {
-        m->consolidation_freed = NULL;
-        m->consolidator = consolidator_free(m->consolidator);
+        m->consolidation.freed = NULL;
+        m->consolidation.consolidator = consolidator_free(m->consolidation.consolidator);
 }
 
 void manager_consolidation_reconfigure(Manager *m) {
-        if (!m->consolidator)
+        if (!m->consolidation.consolidator)
                 return;
-        (void) consolidator_configure(m->consolidator, &m->config);
+        (void) consolidator_configure(m->consolidation.consolidator, &m->config);
         manager_emit(m, "ConsolidationStatus");
 }
 
 unsigned manager_consolidation_level(const Manager *m) {
-        return m->consolidation_level >= 0 ? (unsigned) m->consolidation_level : manager_profile(m)->consolidation;
+        return m->consolidation.level >= 0 ? (unsigned) m->consolidation.level : manager_profile(m)->consolidation;
 }
 
 const char *manager_consolidation_source(const Manager *m, char *buf, size_t size) {
-        if (m->consolidation_level >= 0)
+        if (m->consolidation.level >= 0)
                 snprintf(buf, size, "SetConsolidation");
         else
                 snprintf(buf, size, "profile %s", manager_profile(m)->name);
@@ -60,7 +60,7 @@ int manager_set_consolidation(Manager *m, uint32_t level, ErrorInfo *e) {
                 return errinfo_set(e, -ERRNO_INVALID_LEVEL, "Invalid consolidation level %u: use 0 (off), 1 or 2",
                                    level);
         log_info("Consolidation level %u set (was %u).", level, before);
-        m->consolidation_level = (int) level;
+        m->consolidation.level = (int) level;
         manager_policy_save_state(m);
         if (before != level)
                 manager_emit(m, "Consolidation");
@@ -70,17 +70,17 @@ int manager_set_consolidation(Manager *m, uint32_t level, ErrorInfo *e) {
 }
 
 void manager_consolidation_profile_changed(Manager *m) {
-        if (m->consolidation_level < 0)
+        if (m->consolidation.level < 0)
                 return;
         log_info("The profile changed: consolidation follows its level (%u) again.", manager_profile(m)->consolidation);
-        m->consolidation_level = -1;
+        m->consolidation.level = -1;
         manager_policy_save_state(m);
         manager_emit(m, "ConsolidationStatus");
 }
 
 /* The CPUs pins hold (never in the set). */
 static void pinned_cpus(const Manager *m, CpuSet *ret) {
-        const PinRegistry *r = m->pins ? pins_registry(m->pins) : NULL;
+        const PinRegistry *r = m->pinning.pins ? pins_registry(m->pinning.pins) : NULL;
 
         cpuset_clear(ret);
         if (!r)
@@ -120,7 +120,7 @@ static unsigned busy_sum(const Manager *m, const CpuSet *only, const CpuSet *wit
  * bounds it from above, so the set is never too small for what the count
  * misses), the set's mean busy share. */
 static void build_input(const Manager *m, const CpuSet *pinned, ConsolidateInput *in) {
-        const Consolidation *st = &m->consolidator->state;
+        const Consolidation *st = &m->consolidation.consolidator->state;
         uint64_t sum;
         unsigned n;
 
@@ -141,11 +141,11 @@ void manager_consolidation_tick(Manager *m) {
         CpuSet pinned;
         int r;
 
-        if (!m->consolidator || !m->sampling)
+        if (!m->consolidation.consolidator || !m->sampling)
                 return;
         pinned_cpus(m, &pinned);
         build_input(m, &pinned, &in);
-        r = consolidator_tick(m->consolidator, &in, m->mode == DAEMON_MODE_ENFORCE);
+        r = consolidator_tick(m->consolidation.consolidator, &in, m->policy.mode == DAEMON_MODE_ENFORCE);
         if (r == -ENOMEM) {
                 (void) sd_event_exit(m->event, log_oom());
                 return;
@@ -159,5 +159,5 @@ void manager_consolidation_tick(Manager *m) {
 const CpuSet *manager_consolidation_freed(const Manager *m) {
         static const CpuSet none;
 
-        return m->consolidator ? &m->consolidator->state.freed : &none;
+        return m->consolidation.consolidator ? &m->consolidation.consolidator->state.freed : &none;
 }

@@ -23,9 +23,9 @@ int manager_set_mode(Manager *m, const char *mode, ErrorInfo *e) {
 
         if (daemon_mode_from_string(mode, &new) < 0)
                 return errinfo_set(e, -EDOM, "Invalid mode \"%s\": use \"observe\" or \"enforce\"", mode);
-        if (calibrator_running(m->calibrator))
+        if (calibrator_running(m->calib.run))
                 return errinfo_set(e, -EBUSY, "A calibration is running, try again when it has finished");
-        if (new == DAEMON_MODE_OBSERVE && m->mode != new) {
+        if (new == DAEMON_MODE_OBSERVE && m->policy.mode != new) {
                 r = manager_consolidation_release(m, e);
                 if (r < 0)
                         return r;

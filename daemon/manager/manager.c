@@ -106,7 +106,7 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
                 return log_oom();
         m->root_fd = -1;
         m->knobs = KNOB_ENV_NULL;
-        m->persist = PERSIST_NULL;
+        m->policy.persist = PERSIST_NULL;
         metrics_init(&m->metrics);
         m->config_path_explicit = o->config_path != NULL;
         m->connect_bus = o->connect_bus;
@@ -209,7 +209,7 @@ static int manager_sample(Manager *m) {
         if (m->sample_failing)
                 log_info("Sampling the counters works again.");
         m->sample_failing = false;
-        plan_enforcer_sampled(&m->enforcer, m->sampling);
+        plan_enforcer_sampled(&m->policy.enforcer, m->sampling);
         manager_note_governor(m, m->sampling->latest->governor, true);
         return manager_view_sampled(m);
 }
@@ -235,8 +235,8 @@ static int manager_rebuild_sampling(Manager *m) {
         free(m->flap_stale);
         m->flap_stale = NULL;
         manager_policy_hotplug(m);
-        if (m->pins)
-                pins_online_changed(m->pins);
+        if (m->pinning.pins)
+                pins_online_changed(m->pinning.pins);
         (void) cpuset_format(&m->sampling->topology->online, list, sizeof(list));
         log_info("Online CPUs changed, now %s.", list);
         manager_emit(m, "OnlineCPUs");
@@ -330,7 +330,7 @@ static void manager_apply_config(Manager *m, const Config *c) {
         log_set_max_level((int) c->log_level);
         if (!m->runtime_dir_override && strcmp(c->runtime_directory, m->config.runtime_directory) != 0)
                 log_notice("runtime_directory changes take effect at the next start, ignoring.");
-        if (!m->state_dir_override && strcmp(c->state_directory, m->config.state_directory) != 0)
+        if (!m->policy.state_dir_override && strcmp(c->state_directory, m->config.state_directory) != 0)
                 log_notice("state_directory changes take effect at the next start, ignoring.");
         if (m->sampling && c->sample_files_per_tick != m->config.sample_files_per_tick) {
                 (void) cpuidle_sampler_set_read_budget(m->sampling->sampler, (unsigned) c->sample_files_per_tick);
@@ -417,7 +417,13 @@ static int manager_setup_event(Manager *m) {
  * in the daemon; none in tests that drive the manager alone).  Returns 0
  * or a negative errno (logged). */
 static int manager_connect_bus(Manager *m) {
-        return m->connect_bus ? m->connect_bus(m) : 0;
+        int r = m->connect_bus ? m->connect_bus(m) : 0;
+
+        /* Unit knobs go through it from now on: also a stop that comes
+         * before the pins are loaded puts back the units a killed run left. */
+        if (r >= 0 && m->bus)
+                change_layer_set_bus(m->changes, m->bus);
+        return r;
 }
 
 /* Opens the restore journal and puts back what a killed run left.

@@ -24,6 +24,7 @@
 #include "plan-enforce.h"
 #include "polkit.h"
 #include "policy-input.h"
+#include "policy-state.h"
 #include "policy-step.h"
 #include "ppd-follow.h"
 #include "profile.h"
@@ -89,38 +90,15 @@ struct Manager {
         uint64_t *flap_stale;        /* per CPU of the topology: its stale_reopens at the last
                                       * tick (a new sampler starts at 0) */
 
-        /* The policy (manager-policy.c). */
-        char *profile_dir, *profile_override_dir, *calibrate_helper;
-        ProfileSet *profiles;        /* the last good set */
-        char active_profile[PROFILE_NAME_MAX];
-        DaemonMode mode;
-        int mode_override;           /* --mode, or -1 */
-        char *state_dir;
-        bool state_dir_override;
-        Persist persist;
-        PolicyLoop *policy;
-        PolicyInputBuffer policy_input;   /* the step's per-CPU input, reused */
-        PlanEnforcer enforcer;
         KnobView view;               /* the knobs as last sampled or written (knob-view.h) */
-        Companion companion;         /* companion mode: wteo governs (companion.h) */
-        Calibration *calibration;    /* the calibration in use, or NULL */
-        Calibrator *calibrator;      /* a running calibration, or NULL */
 
-        /* Pins and holds (pins.h) and the profile in force per CPU they
-         * give, recomputed before every policy step and whenever a pin or
-         * hold comes or goes. */
-        Pins *pins;
-        char *pins_dir;
-        CpuProfileChoice *cpu_choices;
-        unsigned n_cpu_choices;
-        const Profile *cpu_choices_machine;  /* the machine profile they were made under */
-
+        /* The subsystems' own state, each in its folder's header: the
+         * manager orchestrates them. */
+        DaemonPolicy policy;          /* policy/policy-state.h */
+        DaemonCalibration calib;      /* calibrate/calibrate.h */
+        DaemonPinning pinning;        /* pins/pins.h */
+        DaemonConsolidation consolidation;  /* consolidate/consolidation.h */
         ManagerMetrics metrics;      /* metrics.h, metrics-textfile.h */
-
-        /* Consolidation (manager-consolidation.h). */
-        Consolidator *consolidator;
-        int consolidation_level;     /* SetConsolidation()'s, -1: the profile's */
-        const CpuSet *consolidation_freed;  /* the CPUs it freed (its output for the policy), NULL: none */
 
         LatencyWatch latency;        /* the CPU latency request (latency-watch.h) */
         PpdFollow *ppd;              /* following power-profiles-daemon, or NULL (ppd-follow.h) */

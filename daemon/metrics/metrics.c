@@ -163,7 +163,7 @@ static void put_cpu_states(Exposition *x, const Manager *m, size_t f, unsigned c
                 StateRow row = {
                         .info = &info[k],
                         .counters = c && c->online && k < c->n_states ? &c->states[k] : NULL,
-                        .cal = policy_calibrated_state(m->calibration, cpu, k, info[k].name),
+                        .cal = policy_calibrated_state(m->calib.result, cpu, k, info[k].name),
                 };
                 const char *labels[] = { "cpu", cpu_label, "state", state_label(info, k, buf), NULL };
 
@@ -231,7 +231,7 @@ static const struct {
 
 static CpuRow cpu_row(const Manager *m, unsigned cpu) {
         const Snapshot *s = m->sampling->has_latest ? m->sampling->latest : NULL;
-        const PolicyCpu *p = policy_loop_cpu(m->policy, cpu);
+        const PolicyCpu *p = policy_loop_cpu(m->policy.loop, cpu);
 
         return (CpuRow) {
                 .m = m,
@@ -283,7 +283,7 @@ static void put_profile_info(Exposition *x, Manager *m) {
         exposition_family(x, "idlepolicy_cpu_profile_info", EXPOSITION_GAUGE,
                           "The profile in force on the CPU and where it comes from: machine, pin or hold (always 1).");
         CPUSET_FOREACH(cpu, &m->sampling->topology->present) {
-                const CpuProfileChoice *c = (unsigned) cpu < m->n_cpu_choices ? &m->cpu_choices[cpu] : NULL;
+                const CpuProfileChoice *c = (unsigned) cpu < m->pinning.n_choices ? &m->pinning.choices[cpu] : NULL;
                 const char *source = c ? c->source : "machine";
                 char label[16];
 
@@ -300,7 +300,7 @@ static void put_wteo_tolerance(Exposition *x, const Manager *m) {
         exposition_family(x, "idlepolicy_cpu_wteo_tolerance_ratio", EXPOSITION_GAUGE,
                           "Companion mode: the wteo governor's accepted risk of too deep on the CPU (its tolerance / 1024).");
         CPUSET_FOREACH(cpu, &m->sampling->topology->present) {
-                const CompanionCpu *c = companion_cpu(&m->companion, (unsigned) cpu);
+                const CompanionCpu *c = companion_cpu(&m->policy.companion, (unsigned) cpu);
                 char label[16];
 
                 if (!c || !c->has_tolerance)
@@ -345,17 +345,17 @@ static void put_knobs_changed(Exposition *x, size_t n) {
 static void put_system(Exposition *x, const Manager *m) {
         CpuidleSystem sys = {};
         ErrorInfo e = {};
-        const PolicySystem *ps = &m->policy->sys;
+        const PolicySystem *ps = &m->policy.loop->sys;
 
         (void) cpuidle_system_load(m->root_fd, &sys, &e);
         put_one(x, "idlepolicy_governor_info", EXPOSITION_GAUGE, "The cpuidle driver and governor (always 1).",
                 (const char *[]) { "governor", m->sampling->has_latest ? m->sampling->latest->governor : sys.governor,
                                    "driver", sys.driver, NULL }, U64(1));
         put_one(x, "idlepolicy_mode_info", EXPOSITION_GAUGE, "The mode: observe or enforce (always 1).",
-                (const char *[]) { "mode", daemon_mode_to_string(m->mode), NULL }, U64(1));
+                (const char *[]) { "mode", daemon_mode_to_string(m->policy.mode), NULL }, U64(1));
         put_one(x, "idlepolicy_companion_mode", EXPOSITION_GAUGE,
                 "1 in companion mode: the wteo governor governs, the daemon sets its parameters instead of disable bits.",
-                NULL, U64(m->companion.active));
+                NULL, U64(m->policy.companion.active));
         put_one(x, "idlepolicy_profile_info", EXPOSITION_GAUGE, "The machine's active profile (always 1).",
                 (const char *[]) { "profile", manager_profile(m)->name, NULL }, U64(1));
         put_one(x, "idlepolicy_tick_interval_seconds", EXPOSITION_GAUGE, "The sampling period.",
@@ -370,7 +370,7 @@ static void put_system(Exposition *x, const Manager *m) {
 
 static void put_knobs_and_claims(Exposition *x, const Manager *m) {
         size_t n = 0;
-        const PinRegistry *reg = m->pins ? pins_registry(m->pins) : NULL;
+        const PinRegistry *reg = m->pinning.pins ? pins_registry(m->pinning.pins) : NULL;
 
         n = change_n_changed(m->changes);
         put_knobs_changed(x, n);
@@ -384,11 +384,11 @@ static void put_knobs_and_claims(Exposition *x, const Manager *m) {
 }
 
 static void put_calibration(Exposition *x, const Manager *m, uint64_t realtime_usec) {
-        const Calibration *c = m->calibration;
+        const Calibration *c = m->calib.result;
 
         put_one(x, "idlepolicy_calibrated", EXPOSITION_GAUGE, "1 if a calibration is in use.", NULL, U64(c != NULL));
         put_one(x, "idlepolicy_calibrating", EXPOSITION_GAUGE, "1 while a calibration runs.", NULL,
-                U64(calibrator_running(m->calibrator)));
+                U64(calibrator_running(m->calib.run)));
         put_one(x, "idlepolicy_calibration_age_seconds", EXPOSITION_GAUGE,
                 "Time since the calibration in use was measured.", NULL,
                 c ? USEC(realtime_usec > c->realtime_usec ? realtime_usec - c->realtime_usec : 0) : NONE);
@@ -397,7 +397,7 @@ static void put_calibration(Exposition *x, const Manager *m, uint64_t realtime_u
 /* Consolidation: the level, the set's size, each CPU in it or not, the
  * background's measured utilisation. */
 static void put_consolidation(Exposition *x, const Manager *m) {
-        const Consolidation *c = m->consolidator ? &m->consolidator->state : NULL;
+        const Consolidation *c = m->consolidation.consolidator ? &m->consolidation.consolidator->state : NULL;
         const char *name = "idlepolicy_cpu_consolidation_in_set";
 
         put_one(x, "idlepolicy_consolidation_level", EXPOSITION_GAUGE,

@@ -12,28 +12,28 @@
 #include "manager-pins.h"
 #include "manager-policy.h"
 
-/* Recomputes m->cpu_choices for the present CPUs.  Returns 0 or -ENOMEM. */
+/* Recomputes m->pinning.choices for the present CPUs.  Returns 0 or -ENOMEM. */
 int manager_pins_refresh(Manager *m) {
         unsigned n = m->sampling ? m->sampling->topology->n_cpus : 0;
         int r;
 
-        if (!m->pins || n == 0) {
-                m->n_cpu_choices = 0;
+        if (!m->pinning.pins || n == 0) {
+                m->pinning.n_choices = 0;
                 return 0;
         }
-        if (n > m->n_cpu_choices) {
-                CpuProfileChoice *c = realloc(m->cpu_choices, n * sizeof(CpuProfileChoice));
+        if (n > m->pinning.n_choices) {
+                CpuProfileChoice *c = realloc(m->pinning.choices, n * sizeof(CpuProfileChoice));
                 if (!c)
                         return -ENOMEM;
-                m->cpu_choices = c;
+                m->pinning.choices = c;
         }
-        r = pins_choices(m->pins, manager_profile(m), n, m->cpu_choices);
+        r = pins_choices(m->pinning.pins, manager_profile(m), n, m->pinning.choices);
         if (r < 0) {
-                m->n_cpu_choices = 0;
+                m->pinning.n_choices = 0;
                 return r;
         }
-        m->n_cpu_choices = n;
-        m->cpu_choices_machine = manager_profile(m);
+        m->pinning.n_choices = n;
+        m->pinning.choices_machine = manager_profile(m);
         return 0;
 }
 
@@ -41,7 +41,7 @@ int manager_pins_refresh(Manager *m) {
 int manager_pins_refresh_stale(Manager *m) {
         unsigned n = m->sampling ? m->sampling->topology->n_cpus : 0;
 
-        if (m->pins && n > 0 && m->n_cpu_choices == n && m->cpu_choices_machine == manager_profile(m))
+        if (m->pinning.pins && n > 0 && m->pinning.n_choices == n && m->pinning.choices_machine == manager_profile(m))
                 return 0;
         return manager_pins_refresh(m);
 }
@@ -52,8 +52,8 @@ int manager_pins_refresh_stale(Manager *m) {
  * tick. */
 static void on_pins_changed(void *userdata) {
         Manager *m = userdata;
-        _cleanup_free_ const Profile **before = calloc(m->n_cpu_choices + 1, sizeof(Profile *));
-        unsigned n_before = m->n_cpu_choices;
+        _cleanup_free_ const Profile **before = calloc(m->pinning.n_choices + 1, sizeof(Profile *));
+        unsigned n_before = m->pinning.n_choices;
         bool moved;
         uint64_t now;
 
@@ -62,7 +62,7 @@ static void on_pins_changed(void *userdata) {
                 return;
         }
         for (unsigned cpu = 0; cpu < n_before; cpu++)
-                before[cpu] = m->cpu_choices[cpu].profile;
+                before[cpu] = m->pinning.choices[cpu].profile;
         if (manager_pins_refresh(m) == -ENOMEM) {
                 (void) sd_event_exit(m->event, log_oom());
                 return;
@@ -71,9 +71,9 @@ static void on_pins_changed(void *userdata) {
                 m->events.pins_changed(m);
         /* A rule that took one more process with the same CPUs changes no
          * CPU's profile: no early tick (execs may come by the thousand). */
-        moved = n_before != m->n_cpu_choices;
+        moved = n_before != m->pinning.n_choices;
         for (unsigned cpu = 0; !moved && cpu < n_before; cpu++)
-                moved = before[cpu] != m->cpu_choices[cpu].profile;
+                moved = before[cpu] != m->pinning.choices[cpu].profile;
         if (!moved)
                 return;
         if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
@@ -97,7 +97,7 @@ static void on_hold_released(uint32_t cookie, void *userdata) {
 static const ProfileSet *current_profiles(void *userdata) {
         Manager *m = userdata;
 
-        return m->profiles;
+        return m->policy.profiles;
 }
 
 static const Topology *current_topology(void *userdata) {
@@ -113,7 +113,7 @@ int manager_pins_start(Manager *m) {
                 .changes = m->changes,
                 .profiles = current_profiles,
                 .topology = current_topology,
-                .persist = &m->persist,
+                .persist = &m->policy.persist,
                 .changed = on_pins_changed,
                 .released = on_pin_released,
                 .hold_released = on_hold_released,
@@ -121,7 +121,7 @@ int manager_pins_start(Manager *m) {
         };
         int r;
 
-        r = pins_new(&c, &m->pins);
+        r = pins_new(&c, &m->pinning.pins);
         if (r < 0)
                 return log_oom();
         return manager_pins_refresh(m) < 0 ? log_oom() : 0;
@@ -135,21 +135,20 @@ int manager_pins_load(Manager *m) {
         /* The unit knobs a killed run left could not be put back by the
          * replay (no bus then): they can now. */
         if (m->bus) {
-                change_layer_set_bus(m->changes, m->bus);
                 if (change_restore(m->changes, CHANGE_OWNER(LEFTOVER), &e) < 0)
                         log_warning("%s, they stay in the restore journal.", e.message);
         }
-        r = pins_load(m->pins);
+        r = pins_load(m->pinning.pins);
         if (r >= 0)
-                r = pins_load_rules(m->pins, m->pins_dir);
+                r = pins_load_rules(m->pinning.pins, m->pinning.dir);
         if (r < 0)
                 return log_oom();
         return manager_pins_refresh(m) < 0 ? log_oom() : 0;
 }
 
 void manager_pins_free(Manager *m) {
-        m->pins = pins_free(m->pins);
-        free(m->cpu_choices);
-        m->cpu_choices = NULL;
-        m->n_cpu_choices = 0;
+        m->pinning.pins = pins_free(m->pinning.pins);
+        free(m->pinning.choices);
+        m->pinning.choices = NULL;
+        m->pinning.n_choices = 0;
 }

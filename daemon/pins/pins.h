@@ -134,3 +134,15 @@ int pins_choices(Pins *p, const Profile *machine, unsigned n_cpus, CpuProfileCho
 /* The bus object path of pin id into buf.  Returns buf. */
 char *pins_object_path(uint32_t id, char *buf, size_t size);
 #define PINS_OBJECT_PREFIX "/org/idlepolicy/IdlePolicy1/pin"
+
+/* The pins' state in the manager (manager-pins.c): the pins and holds, the
+ * administrator's rules' directory, and the profile in force per CPU they
+ * give, recomputed before every policy step and whenever a pin or hold
+ * comes or goes. */
+typedef struct DaemonPinning {
+        Pins *pins;
+        char *dir;                    /* pins.d */
+        CpuProfileChoice *choices;
+        unsigned n_choices;
+        const Profile *choices_machine;  /* the machine profile they were made under */
+} DaemonPinning;

@@ -24,66 +24,66 @@ static int strdup_or(char **dst, const char *value, const char *fallback) {
 
 /* Returns 0 or -ENOMEM (logged). */
 int manager_policy_init(Manager *m, const ManagerOptions *o) {
-        m->mode_override = o->mode;
-        m->state_dir_override = o->state_dir != NULL;
-        if (strdup_or(&m->profile_dir, o->profile_dir, BUILTIN_PROFILE_DIR) < 0 ||
-            strdup_or(&m->profile_override_dir, o->profile_override_dir, PROFILE_OVERRIDE_DIR) < 0 ||
-            strdup_or(&m->calibrate_helper, o->calibrate_helper, CALIBRATE_PATH) < 0 ||
-            strdup_or(&m->pins_dir, o->pins_dir, PINS_DIR) < 0 ||
-            strdup_or(&m->state_dir, o->state_dir, m->config.state_directory[0] ? m->config.state_directory : STATE_DIR) < 0)
+        m->policy.mode_override = o->mode;
+        m->policy.state_dir_override = o->state_dir != NULL;
+        if (strdup_or(&m->policy.profile_dir, o->profile_dir, BUILTIN_PROFILE_DIR) < 0 ||
+            strdup_or(&m->policy.profile_override_dir, o->profile_override_dir, PROFILE_OVERRIDE_DIR) < 0 ||
+            strdup_or(&m->calib.helper, o->calibrate_helper, CALIBRATE_PATH) < 0 ||
+            strdup_or(&m->pinning.dir, o->pins_dir, PINS_DIR) < 0 ||
+            strdup_or(&m->policy.state_dir, o->state_dir, m->config.state_directory[0] ? m->config.state_directory : STATE_DIR) < 0)
                 return log_oom();
         return 0;
 }
 
 void manager_policy_free(Manager *m) {
-        m->calibrator = calibrator_free(m->calibrator);
-        m->calibration = calibration_free(m->calibration);
-        m->policy = policy_loop_free(m->policy);
-        policy_input_buffer_done(&m->policy_input);
-        plan_enforcer_done(&m->enforcer);
-        companion_done(&m->companion);
-        persist_done(&m->persist);
-        free(m->profiles);
-        free(m->profile_dir);
-        free(m->profile_override_dir);
-        free(m->calibrate_helper);
-        free(m->pins_dir);
-        free(m->state_dir);
+        m->calib.run = calibrator_free(m->calib.run);
+        m->calib.result = calibration_free(m->calib.result);
+        m->policy.loop = policy_loop_free(m->policy.loop);
+        policy_input_buffer_done(&m->policy.input);
+        plan_enforcer_done(&m->policy.enforcer);
+        companion_done(&m->policy.companion);
+        persist_done(&m->policy.persist);
+        free(m->policy.profiles);
+        free(m->policy.profile_dir);
+        free(m->policy.profile_override_dir);
+        free(m->calib.helper);
+        free(m->pinning.dir);
+        free(m->policy.state_dir);
 }
 
 const Profile *manager_profile(const Manager *m) {
-        const Profile *p = profile_set_find(m->profiles, m->active_profile);
+        const Profile *p = profile_set_find(m->policy.profiles, m->policy.active_profile);
 
-        return p ?: &m->profiles->profiles[0];
+        return p ?: &m->policy.profiles->profiles[0];
 }
 
 /* The profile to use when the wanted one is missing: "balanced", else the
  * first loaded. */
 static const char *default_profile(const Manager *m) {
-        return profile_set_find(m->profiles, PROFILES_DEFAULT) ? PROFILES_DEFAULT : m->profiles->profiles[0].name;
+        return profile_set_find(m->policy.profiles, PROFILES_DEFAULT) ? PROFILES_DEFAULT : m->policy.profiles->profiles[0].name;
 }
 
 void manager_policy_save_state(Manager *m) {
-        PersistedState s = { .mode = m->mode, .has_mode = true, .has_consolidation = m->consolidation_level >= 0,
-                             .consolidation = m->consolidation_level >= 0 ? (unsigned) m->consolidation_level : 0 };
+        PersistedState s = { .mode = m->policy.mode, .has_mode = true, .has_consolidation = m->consolidation.level >= 0,
+                             .consolidation = m->consolidation.level >= 0 ? (unsigned) m->consolidation.level : 0 };
 
-        snprintf(s.profile, sizeof(s.profile), "%s", m->active_profile);
-        (void) persist_save_state(&m->persist, &s);
+        snprintf(s.profile, sizeof(s.profile), "%s", m->policy.active_profile);
+        (void) persist_save_state(&m->policy.persist, &s);
 }
 
 /* Takes the persisted profile and mode (corrupt: defaults, written back). */
 static int load_state(Manager *m) {
         PersistedState s = {};
-        int r = persist_load_state(&m->persist, &s);
+        int r = persist_load_state(&m->policy.persist, &s);
 
         if (r == -ENOMEM)
                 return log_oom();
-        if (s.profile[0] && !profile_set_find(m->profiles, s.profile))
+        if (s.profile[0] && !profile_set_find(m->policy.profiles, s.profile))
                 log_warning("The saved profile \"%s\" is not loaded, using \"%s\".", s.profile, default_profile(m));
-        snprintf(m->active_profile, sizeof(m->active_profile), "%s",
-                 s.profile[0] && profile_set_find(m->profiles, s.profile) ? s.profile : default_profile(m));
-        m->mode = m->mode_override >= 0 ? (DaemonMode) m->mode_override : s.has_mode ? s.mode : m->config.mode;
-        m->consolidation_level = s.has_consolidation ? (int) s.consolidation : -1;
+        snprintf(m->policy.active_profile, sizeof(m->policy.active_profile), "%s",
+                 s.profile[0] && profile_set_find(m->policy.profiles, s.profile) ? s.profile : default_profile(m));
+        m->policy.mode = m->policy.mode_override >= 0 ? (DaemonMode) m->policy.mode_override : s.has_mode ? s.mode : m->config.mode;
+        m->consolidation.level = s.has_consolidation ? (int) s.consolidation : -1;
         if (r < 0)
                 manager_policy_save_state(m);
         return 0;
@@ -92,15 +92,15 @@ static int load_state(Manager *m) {
 /* Loads calibration.json.  Returns 1 if there is one, 0 if not, -ENOMEM. */
 static int load_calibration(Manager *m) {
         Calibration *c = NULL;
-        int r = persist_load_calibration(&m->persist, &c);
+        int r = persist_load_calibration(&m->policy.persist, &c);
 
         if (r == -ENOMEM)
                 return log_oom();
         if (r <= 0)
                 return 0;
-        m->calibration = c;
+        m->calib.result = c;
         log_info("Using the calibration of %s from %s/%s.", c->driver[0] ? c->driver : "no driver",
-                 m->persist.dir, PERSIST_CALIBRATION_FILE);
+                 m->policy.persist.dir, PERSIST_CALIBRATION_FILE);
         return 1;
 }
 
@@ -108,10 +108,10 @@ static int load_calibration(Manager *m) {
 int manager_policy_start(Manager *m) {
         int r;
 
-        m->profiles = calloc(1, sizeof(ProfileSet));
-        if (!m->profiles || persist_open(&m->persist, m->state_dir) < 0)
+        m->policy.profiles = calloc(1, sizeof(ProfileSet));
+        if (!m->policy.profiles || persist_open(&m->policy.persist, m->policy.state_dir) < 0)
                 return log_oom();
-        r = profiles_load(m->profile_dir, m->profile_override_dir, false, m->profiles);
+        r = profiles_load(m->policy.profile_dir, m->policy.profile_override_dir, false, m->policy.profiles);
         if (r < 0)
                 return log_oom();
         r = load_state(m);
@@ -123,11 +123,11 @@ int manager_policy_start(Manager *m) {
         r = load_calibration(m);
         if (r < 0)
                 return r;
-        r = policy_loop_new(m->sampling->topology->n_cpus, (uint64_t) time(NULL) ^ ((uint64_t) getpid() << 32), &m->policy);
+        r = policy_loop_new(m->sampling->topology->n_cpus, (uint64_t) time(NULL) ^ ((uint64_t) getpid() << 32), &m->policy.loop);
         if (r < 0)
                 return log_oom();
-        log_info("Profile %s, mode %s, %u profile(s) loaded, %s.", m->active_profile, daemon_mode_to_string(m->mode),
-                 m->profiles->n, m->calibration ? "calibrated" : "not calibrated");
+        log_info("Profile %s, mode %s, %u profile(s) loaded, %s.", m->policy.active_profile, daemon_mode_to_string(m->policy.mode),
+                 m->policy.profiles->n, m->calib.result ? "calibrated" : "not calibrated");
         return 0;
 }
 
@@ -143,14 +143,14 @@ static void on_plan_changed(unsigned cpu, const PolicyCpu *c, void *userdata) {
 static PolicySources policy_sources(Manager *m) {
         return (PolicySources) {
                 .profile = manager_profile(m),
-                .choices = m->cpu_choices,
-                .n_choices = m->n_cpu_choices,
+                .choices = m->pinning.choices,
+                .n_choices = m->pinning.n_choices,
                 .sampling = m->sampling,
                 .system = &m->view.system,
-                .calibration = m->calibration,
+                .calibration = m->calib.result,
                 .changes = m->changes,
-                .companion = &m->companion,
-                .consolidation_freed = m->consolidation_freed,
+                .companion = &m->policy.companion,
+                .consolidation_freed = m->consolidation.freed,
         };
 }
 
@@ -159,41 +159,41 @@ static void enforce_plan(Manager *m, uint64_t now_usec) {
         EnforceTarget t = manager_enforce_target(m, CHANGE_OWNER(PLAN));
         PolicySources in = policy_sources(m);
 
-        if (plan_enforce(&m->enforcer, m->policy, &in, &t, now_usec, m->config.governor_hold_usec) > 0) {
+        if (plan_enforce(&m->policy.enforcer, m->policy.loop, &in, &t, now_usec, m->config.governor_hold_usec) > 0) {
                 cpuidle_system_reader_request_full(m->sampling->system);
                 manager_knobs_changed(m);
         }
 }
 
 void manager_policy_tick(Manager *m, uint64_t now_usec) {
-        PolicySystem before = m->policy->sys;
+        PolicySystem before = m->policy.loop->sys;
         PolicySources src;
         PolicyStepInput in;
         int r;
 
-        if (calibrator_running(m->calibrator) || !m->sampling->has_rates || !m->view.has_system)
+        if (calibrator_running(m->calib.run) || !m->sampling->has_rates || !m->view.has_system)
                 return;
-        r = companion_read(&m->companion, m->root_fd, &m->view.system, m->sampling);
+        r = companion_read(&m->policy.companion, m->root_fd, &m->view.system, m->sampling);
         if (r < 0) {
                 (void) sd_event_exit(m->event, log_oom());
                 return;
         }
         if (r > 0) {
-                log_info("%s companion mode: wteo %s the governor.", m->companion.active ? "Entering" : "Leaving",
-                         m->companion.active ? "is" : "is no longer");
+                log_info("%s companion mode: wteo %s the governor.", m->policy.companion.active ? "Entering" : "Leaving",
+                         m->policy.companion.active ? "is" : "is no longer");
                 manager_emit(m, "CompanionMode");
         }
         src = policy_sources(m);
-        if (policy_input_build(&m->policy_input, &src, &in) < 0) {
+        if (policy_input_build(&m->policy.input, &src, &in) < 0) {
                 (void) sd_event_exit(m->event, log_oom());
                 return;
         }
-        policy_loop_tick(m->policy, &in, on_plan_changed, m);
-        if (before.has_poll != m->policy->sys.has_poll || before.poll.mode != m->policy->sys.poll.mode)
+        policy_loop_tick(m->policy.loop, &in, on_plan_changed, m);
+        if (before.has_poll != m->policy.loop->sys.has_poll || before.poll.mode != m->policy.loop->sys.poll.mode)
                 manager_emit(m, "PollMode");
-        if (before.poll.window_ns != m->policy->sys.poll.window_ns)
+        if (before.poll.window_ns != m->policy.loop->sys.poll.window_ns)
                 manager_emit(m, "PollWindowNSec");
-        if (m->mode == DAEMON_MODE_ENFORCE)
+        if (m->policy.mode == DAEMON_MODE_ENFORCE)
                 enforce_plan(m, now_usec);
 }
 
@@ -201,21 +201,21 @@ void manager_policy_replan(Manager *m, uint64_t now_usec) {
         PolicySources src;
         PolicyStepInput in;
 
-        if (!m->sampling || !m->policy || calibrator_running(m->calibrator) || !m->sampling->has_rates ||
+        if (!m->sampling || !m->policy.loop || calibrator_running(m->calib.run) || !m->sampling->has_rates ||
             !m->view.system.driver[0])
                 return;
         src = policy_sources(m);
-        if (policy_input_build(&m->policy_input, &src, &in) < 0) {
+        if (policy_input_build(&m->policy.input, &src, &in) < 0) {
                 (void) sd_event_exit(m->event, log_oom());
                 return;
         }
-        policy_loop_replan(m->policy, &in, on_plan_changed, m);
-        if (m->mode == DAEMON_MODE_ENFORCE)
+        policy_loop_replan(m->policy.loop, &in, on_plan_changed, m);
+        if (m->policy.mode == DAEMON_MODE_ENFORCE)
                 enforce_plan(m, now_usec);
 }
 
 void manager_policy_hotplug(Manager *m) {
-        if (policy_loop_resize(m->policy, m->sampling->topology) < 0)
+        if (policy_loop_resize(m->policy.loop, m->sampling->topology) < 0)
                 (void) sd_event_exit(m->event, log_oom());
 }
 
@@ -227,20 +227,20 @@ bool manager_policy_reload(Manager *m) {
                 (void) sd_event_exit(m->event, log_oom());
                 return false;
         }
-        r = profiles_load(m->profile_dir, m->profile_override_dir, true, s);
+        r = profiles_load(m->policy.profile_dir, m->policy.profile_override_dir, true, s);
         if (r == -ENOMEM)
                 (void) sd_event_exit(m->event, log_oom());
         if (r < 0) {
-                log_error("Keeping the previous %u profile(s).", m->profiles->n);
+                log_error("Keeping the previous %u profile(s).", m->policy.profiles->n);
                 return false;
         }
-        free(m->profiles);
-        m->profiles = TAKE_PTR(s);
-        log_info("Reloaded %u profile(s).", m->profiles->n);
+        free(m->policy.profiles);
+        m->policy.profiles = TAKE_PTR(s);
+        log_info("Reloaded %u profile(s).", m->policy.profiles->n);
         manager_emit(m, "Profiles");
-        if (!profile_set_find(m->profiles, m->active_profile)) {
-                log_warning("Profile \"%s\" is gone, switching to \"%s\".", m->active_profile, default_profile(m));
-                snprintf(m->active_profile, sizeof(m->active_profile), "%s", default_profile(m));
+        if (!profile_set_find(m->policy.profiles, m->policy.active_profile)) {
+                log_warning("Profile \"%s\" is gone, switching to \"%s\".", m->policy.active_profile, default_profile(m));
+                snprintf(m->policy.active_profile, sizeof(m->policy.active_profile), "%s", default_profile(m));
                 manager_policy_save_state(m);
                 manager_emit(m, "ActiveProfile");
                 manager_emit(m, "Consolidation");
@@ -251,12 +251,12 @@ bool manager_policy_reload(Manager *m) {
 
 /* Returns 1 if switched, 0 if it was name already, or -ENOPKG with e set. */
 int manager_policy_set_profile(Manager *m, const char *name, ErrorInfo *e) {
-        if (!profile_set_find(m->profiles, name))
+        if (!profile_set_find(m->policy.profiles, name))
                 return errinfo_set(e, -ENOPKG, "Unknown profile \"%s\" (see the Profiles property)", name);
-        if (strcmp(name, m->active_profile) == 0)
+        if (strcmp(name, m->policy.active_profile) == 0)
                 return 0;
-        log_info("Switching profile from %s to %s.", m->active_profile, name);
-        snprintf(m->active_profile, sizeof(m->active_profile), "%s", name);
+        log_info("Switching profile from %s to %s.", m->policy.active_profile, name);
+        snprintf(m->policy.active_profile, sizeof(m->policy.active_profile), "%s", name);
         manager_policy_save_state(m);
         manager_emit(m, "ActiveProfile");
         manager_emit(m, "Consolidation");
@@ -287,9 +287,9 @@ int manager_policy_set_mode(Manager *m, DaemonMode new, ErrorInfo *e) {
         uint64_t now = 0;
         int r;
 
-        if (calibrator_running(m->calibrator))
+        if (calibrator_running(m->calib.run))
                 return errinfo_set(e, -EBUSY, "A calibration is running, try again when it has finished");
-        if (new == m->mode)
+        if (new == m->policy.mode)
                 return 0;
         if (new == DAEMON_MODE_OBSERVE) {
                 r = restore_plan_knobs(m, e);
@@ -297,7 +297,7 @@ int manager_policy_set_mode(Manager *m, DaemonMode new, ErrorInfo *e) {
                         return r;
                 log_info("Observe mode: put back %d knob(s) the plan had changed.", r);
         }
-        m->mode = new;
+        m->policy.mode = new;
         manager_policy_save_state(m);
         manager_emit(m, "Mode");
         if (new == DAEMON_MODE_ENFORCE && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0) {

@@ -72,7 +72,7 @@ static void remember(PpdFollow *f, const char *profile) {
 
         snprintf(f->last, sizeof(f->last), "%s", profile);
         snprintf(text, sizeof(text), "%s%s", profile, profile[0] ? "\n" : "");
-        (void) persist_write_text(&f->m->persist, PPD_FOLLOW_STATE_FILE, text);
+        (void) persist_write_text(&f->m->policy.persist, PPD_FOLLOW_STATE_FILE, text);
         manager_emit(f->m, "FollowPowerProfiles");
 }
 
@@ -248,7 +248,7 @@ static void load_last(PpdFollow *f) {
         _cleanup_free_ char *text = NULL;
         ErrorInfo e = {};
 
-        if (persist_read_text(&f->m->persist, PPD_FOLLOW_STATE_FILE, PROFILE_NAME_MAX, &text, &e) <= 0)
+        if (persist_read_text(&f->m->policy.persist, PPD_FOLLOW_STATE_FILE, PROFILE_NAME_MAX, &text, &e) <= 0)
                 return;
         text[strcspn(text, "\n")] = '\0';
         snprintf(f->last, sizeof(f->last), "%s", text);
