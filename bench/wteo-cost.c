@@ -6,9 +6,10 @@
  *
  *   wteo-cost [--entries N] [--repeats R] [--out FILE]
  *
- * The inputs (the timer's state, teo's choice, the right state, the idle
- * time, whether the timer ended it) come from a precomputed pseudo-random
- * sequence, so the figure is the core's alone.  Prints JSON (and writes it to FILE); the median of R runs. */
+ * The inputs (the time to the timer and its state, teo's choice, the
+ * right state, the idle time, whether the timer ended it) come from a
+ * precomputed pseudo-random sequence, so the figure is the core's alone;
+ * the state entered is the one wteo_select() returned.  Prints JSON (and writes it to FILE); the median of R runs. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -25,7 +26,7 @@
 /* ns per entry (select + reflect) over entries entries on n states. */
 static double run(unsigned n, unsigned long entries) {
         static uint8_t s[SEQ], c[SEQ], right[SEQ];
-        static uint32_t idle_ns[SEQ];
+        static uint32_t idle_ns[SEQ], sleep_ns[SEQ];
         struct wteo_params p;
         struct wteo_cpu cpu;
         uint32_t x = 12345, sink = 0;
@@ -37,6 +38,8 @@ static double run(unsigned n, unsigned long entries) {
                 c[i] = (uint8_t) ((x >> 8) % (s[i] + 1u));
                 right[i] = (uint8_t) ((x >> 24) % n);
                 idle_ns[i] = (x >> 4) & 0xfffff;
+                x = x * 1103515245u + 12345u;
+                sleep_ns[i] = (x >> 2) >> (x & 15u);
         }
         wteo_params_default(&p);
         wteo_init(&cpu, n, WTEO_TOLERANCE_DEFAULT);
@@ -46,8 +49,10 @@ static double run(unsigned n, unsigned long entries) {
         for (unsigned long i = 0; i < entries; i++) {
                 unsigned k = (unsigned) (i & (SEQ - 1));
 
-                sink += wteo_select(&cpu, &p, s[k], c[k], s[k], (1u << n) - 1);
-                wteo_reflect(&cpu, &p, s[k], right[k], c[k], idle_ns[k], right[k] < s[k]);
+                uint32_t got = wteo_select(&cpu, &p, s[k], sleep_ns[k], c[k], n - 1, (1u << n) - 1);
+
+                wteo_reflect(&cpu, &p, right[k], got, idle_ns[k], idle_ns[k] < sleep_ns[k]);
+                sink += got;
         }
         __asm__ volatile("" : : "r"(sink) : "memory");
         return (double) (bench_now_ns() - t0) / (double) entries;

@@ -5,17 +5,17 @@
  *
  *  - teo (gov-teo.c) keeps its bins, hits and intercepts and makes its
  *    choice, the deepest state its metrics allow;
- *  - the row is the state the time to the next timer pointed at; the CPU's
- *    cost matrix says what each state cost after such entries, and what
- *    teo's choice cost; the governor enters the cheapest enabled state the
- *    timer and the latency limit allow if it was cheaper than teo's
- *    choice, teo's choice otherwise;
- *  - after the wakeup the row learns the state the measured idle time
- *    called for (the weighted history) and what every state would have
- *    cost for that idle time (advertised costs).  A poll that ran out, or a
- *    wakeup at or after the timer, counts as lasting until the timer and
- *    as the timer's wakeup, as teo counts it a hit (the kernel's
- *    poll_time_limit case).
+ *  - the row is the pair (time to the next timer in half octaves, right
+ *    state of the last idle period); its mean idle time prices every
+ *    state; the governor enters the cheapest enabled state the latency
+ *    limit allows if it is cheaper than teo's choice there (and, at the
+ *    default tolerance, draws no more than teo's unless the CPU saved
+ *    that energy before), teo's choice otherwise;
+ *  - after the wakeup the row learns the measured idle time (past the
+ *    timer when the timer fired late) and whether the timer ended it.  A
+ *    poll that ran out counts as lasting until the timer and as the
+ *    timer's wakeup, as teo counts it a hit (the kernel's poll_time_limit
+ *    case), and the idle period goes on (WTEO_NONE).
  *
  * Parameters (-P): wteo_learn_shift, wteo_age_shift, wteo_explore_shift,
  * wteo_tolerance (the price of exit latency, see wteo-core.h). */
@@ -28,8 +28,6 @@ typedef struct Wteo {
         Teo teo;                        /* first: teo_reflect() takes the Governor */
         struct wteo_cpu core;
         struct wteo_params params;
-        unsigned timer_state;           /* the row of the entry in progress */
-        unsigned teo_choice;            /* teo's choice for it */
 } Wteo;
 
 static int wteo_gov_init(Governor *g, const GovParams *p) {
@@ -59,29 +57,30 @@ static uint32_t enabled_mask(const Governor *g) {
 
 static unsigned wteo_gov_select(Governor *g, const GovInput *in) {
         Wteo *w = (Wteo *) g;
-        unsigned fit = gov_deepest_fitting(g, in->sleep_length_ns, in->latency_limit_ns);
+        /* The deepest state the latency limit allows, whatever the timer. */
+        unsigned limit = gov_deepest_fitting(g, UINT64_MAX, in->latency_limit_ns);
+        unsigned teo = teo_select_state(&w->teo, in, false);
 
-        w->teo_choice = teo_select_state(&w->teo, in, false);
-        w->timer_state = gov_bin_of(g, in->sleep_length_ns);
-        return wteo_select(&w->core, &w->params, w->timer_state, w->teo_choice, fit, enabled_mask(g));
+        return wteo_select(&w->core, &w->params, gov_bin_of(g, in->sleep_length_ns), in->sleep_length_ns, teo,
+                           limit, enabled_mask(g));
 }
 
 static void wteo_gov_reflect(Governor *g, unsigned state, uint64_t measured_ns, bool poll_timeout) {
         Wteo *w = (Wteo *) g;
-        bool at_timer = poll_timeout || measured_ns >= w->teo.sleep_length_ns;
+        bool non_timer = !poll_timeout && measured_ns < w->teo.sleep_length_ns;
 
         teo_reflect(g, state, measured_ns, poll_timeout);
-        if (at_timer)
+        if (poll_timeout)
                 measured_ns = w->teo.sleep_length_ns;
         /* The right state: the deepest enabled one whose advertised
          * target residency the idle time reached. */
-        wteo_reflect(&w->core, &w->params, w->timer_state, gov_deepest_fitting(g, measured_ns, SIM_NO_LIMIT),
-                     w->teo_choice, measured_ns, !at_timer);
+        wteo_reflect(&w->core, &w->params, gov_deepest_fitting(g, measured_ns, SIM_NO_LIMIT),
+                     poll_timeout ? WTEO_NONE : state, measured_ns, non_timer);
 }
 
 const GovernorOps governor_wteo = {
         .name = "wteo",
-        .summary = "the wteo kernel governor's core on teo: per entry, the state that cost least in the timer's row, if less than teo's choice",
+        .summary = "the wteo kernel governor's core on teo: per entry, the state with the least mean cost in its row (time to the timer, last idle period), if less than teo's choice, idle power first",
         .size = sizeof(Wteo),
         .init = wteo_gov_init,
         .select = wteo_gov_select,

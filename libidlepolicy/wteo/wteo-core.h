@@ -7,14 +7,15 @@
  * division on the idle path (one in wteo_set_tolerance()); O(n) per call in
  * the number of states.
  *
- * Per CPU, two n x n matrices, both indexed by the row s of the entry: the
- * deepest state whose target residency the time to the next timer reached.
+ * Per CPU:
  *
- *   W[s][j]  the weighted history, in 1/1024 parts: after an entry in row
- *            s, how often state j was the right one (the deepest enabled
- *            state whose target residency the measured idle time reached).
- *            Every row sums to WTEO_ONE.  What a human (and the daemon's
- *            `weights`) reads.
+ *   W[s][j]  the weighted history, in 1/1024 parts: after an entry whose
+ *            timer pointed at state s (the deepest state whose target
+ *            residency the time to the next timer reached), how often
+ *            state j was the right one (the deepest enabled state whose
+ *            target residency the measured idle time reached).  Every row
+ *            sums to WTEO_ONE.  What a human (and the daemon's `weights`)
+ *            reads; the choice does not depend on it.
  *     prior  60% on the diagonal, 40% spread evenly over the other states
  *            (the weighted-TEO RFC's prior); one state: all of it;
  *     learn  after a wakeup, every other weight of row s gives up
@@ -25,12 +26,19 @@
  *     age    after every wakeup one row, in turn, moves (prior - w) >>
  *            age_shift toward the prior (the diagonal takes the rounding).
  *
- *   C[s][j]  what entering j cost, on average, after entries in row s, and
- *            T[s] what teo's own choice cost there.  After a wakeup the
- *            governor knows the idle time d, so it knows what *every*
- *            state would have cost (full information: nothing has to be
- *            tried to be learned); each C[s][j] and T[s] moves 1/2^learn_shift
- *            of the way to it (an average that forgets: aging).
+ *   R[r]     what the entries of row r were followed by, for the choice.
+ *            The row is the pair (the time to the next timer in half
+ *            octaves, the right state of the CPU's last idle period): the
+ *            time to the timer says when the CPU will wake at the latest,
+ *            the last idle period whether wakeups come early now.  A row
+ *            keeps three averages that forget (each moves 1/2^learn_shift
+ *            of the way at a wakeup):
+ *              - the share of its wakeups that were not the timer's;
+ *              - the mean idle time of those;
+ *              - the mean time the timer's wakeups came after the timer
+ *                (timers fire late: slack, interrupt delivery).
+ *            For an entry in row r with the timer t away, the mean idle
+ *            time is then  share * idle + (1 - share) * (t + late).
  *     cost   of state j for an idle time d:  E[j] + P[j] * d  (energy)
  *            plus, for a wakeup that was not the timer's, price * exit
  *            latency of j.  The energy model needs only what the driver
@@ -38,10 +46,11 @@
  *            shallower one (P[0] = WTEO_ONE) and a state's target residency
  *            is its break-even with that one, so
  *            E[j] = E[j-1] + (P[j-1] - P[j]) * target_residency[j].
- *            With a zero price, the choice between two neighbours depends
- *            only on the mean idle time against the deeper one's target
- *            residency, whatever the real power ratio.  Time in units of
- *            1024 ns, capped at 2^20 units; costs saturate at U32_MAX.
+ *            The cost is linear in d, so the mean cost of j over a row's
+ *            wakeups is the cost at the row's mean idle time plus the
+ *            share times price * exit latency of j: three numbers per row
+ *            price every state.  Time in units of 1024 ns, capped at 2^20
+ *            units.
  *     price  of a microsecond of exit latency, in P[0] per 1/1024: from
  *            the CPU's tolerance, price = WTEO_ONE * WTEO_TOLERANCE_DEFAULT
  *            / tolerance: the default tolerance prices a microsecond of
@@ -49,24 +58,49 @@
  *            power; a lower tolerance (a latency-bound CPU) prices it
  *            higher, a higher one lower.
  *
- *   select   given teo's choice c and the deepest state the timer and the
- *            latency limit allow (fit >= c), the enabled state j <= fit with
- *            the least C[s][j], if it cost less than teo's choice did in
- *            this row (T[s]); teo's choice otherwise, and while row s has
- *            seen no wakeup.  So per row wteo is never expected to do worse
- *            than teo.  One entry in 2^explore_shift takes teo's choice as
- *            it is (explore_shift 0: never).
+ *   balance  idle power first: an average that forgets (1/64 per wakeup) of
+ *            what teo's choice would have drawn, plus 1/64 of it, less
+ *            what the entered state drew, for the measured idle time.  At
+ *            the default tolerance and above (price <= WTEO_ONE), while the
+ *            balance is negative (the CPU drew more than teo would have,
+ *            the slack spent), no state that draws more than teo's choice
+ *            plus 1/64 in the row is entered: latency is bought only with
+ *            energy saved elsewhere.  A lower tolerance lifts the guard.
  *
- * The caller owns the state indices: s, c, fit, right and teo below n, and
- * enabled is a bit mask of the states that may be entered (bit j for state
- * j; states at or above n are ignored).  The states' costs are set with
- * wteo_set_state() after wteo_init(), in order from the shallowest.
+ *   select   given teo's choice c and the deepest state the latency limit
+ *            allows (limit >= c), the enabled state j <= limit (within the
+ *            guard) with the least mean cost in the entry's row, if that is
+ *            less than the mean cost of c there; c otherwise, and while the
+ *            row has seen fewer than WTEO_MIN_SAMPLES wakeups.  A state
+ *            deeper than the timer allows is taken only when the row's
+ *            timers fire late enough to pay for it.  One entry in
+ *            2^explore_shift takes c as it is (explore_shift 0: never).
+ *
+ *   reflect  after the wakeup: W row s learns the right state, row r
+ *            learns the idle time (the real one, past the timer if the
+ *            timer fired late) and whether the timer ended it, the balance
+ *            learns what the entered state drew against teo's choice, and
+ *            the right state becomes the CPU's last one.  A wakeup that
+ *            did not end the idle period (a poll that ran out, one of teo's
+ *            safety nets: entered = WTEO_NONE) counts as lasting until the
+ *            timer and teaches neither the balance nor the last state.
+ *
+ * Memory: W (n x n u16) and 41 x WTEO_STATES_MAX rows of 12 bytes, about
+ * 5 KiB per CPU.
+ *
+ * The caller owns the state indices: s, c, limit, right and entered below
+ * n (entered may be WTEO_NONE), and enabled is a bit mask of the states
+ * that may be entered (bit j for state j; states at or above n are
+ * ignored).  The states' costs are set with wteo_set_state() after
+ * wteo_init(), in order from the shallowest.
  */
 #ifndef WTEO_CORE_H
 #define WTEO_CORE_H
 
 #ifdef __KERNEL__
+#include <linux/bitops.h>
 #include <linux/types.h>
+#define wteo_fls(x) fls(x)
 #else
 #include <stdbool.h>
 #include <stdint.h>
@@ -74,9 +108,15 @@ typedef uint16_t u16;
 typedef uint32_t u32;
 typedef int32_t s32;
 typedef uint64_t u64;
+typedef int64_t s64;
+static inline int wteo_fls(u32 x)
+{
+	return x ? 32 - __builtin_clz(x) : 0;
+}
 #endif
 
 #define WTEO_STATES_MAX 10              /* CPUIDLE_STATE_MAX */
+#define WTEO_NONE WTEO_STATES_MAX       /* entered: the idle period goes on */
 #define WTEO_ONE 1024u                  /* a row's sum: 1/1024 parts */
 #define WTEO_PRIOR_SELF 614u            /* 60% of WTEO_ONE, rounded down */
 
@@ -88,6 +128,12 @@ typedef uint64_t u64;
 #define WTEO_TIME_SHIFT 10u             /* time unit: 1024 ns */
 #define WTEO_TIME_MAX (1u << 20)        /* about a second, in time units */
 #define WTEO_COST_MAX 0xffffffffu
+#define WTEO_SLEEP_ROWS 41u             /* half octaves of 0..WTEO_TIME_MAX */
+#define WTEO_ROWS (WTEO_SLEEP_ROWS * WTEO_STATES_MAX)
+#define WTEO_SHARE_ONE (1u << 15)       /* a row's share of non-timer wakeups */
+#define WTEO_MIN_SAMPLES 4u             /* wakeups a row needs before it decides */
+#define WTEO_SLACK_SHIFT 6u             /* energy slack: 1/64 of teo's */
+#define WTEO_BALANCE_SHIFT 6u           /* the balance forgets 1/64 per wakeup */
 
 struct wteo_params {
 	u32 learn_shift;                /* 1..WTEO_SHIFT_MAX */
@@ -95,10 +141,16 @@ struct wteo_params {
 	u32 explore_shift;              /* 0 (off)..WTEO_SHIFT_MAX */
 };
 
+struct wteo_row {
+	u32 idle;                       /* mean idle time of the non-timer wakeups, 1/1024 time units */
+	u32 late;                       /* mean lateness of the timer's wakeups, 1/1024 time units */
+	u16 share;                      /* non-timer wakeups, 1/WTEO_SHARE_ONE */
+	u16 samples;                    /* wakeups learned, saturating */
+};
+
 struct wteo_cpu {
 	u16 w[WTEO_STATES_MAX][WTEO_STATES_MAX];
-	u32 cost[WTEO_STATES_MAX][WTEO_STATES_MAX];  /* C[s][j] */
-	u32 teo_cost[WTEO_STATES_MAX];  /* T[s] */
+	struct wteo_row rows[WTEO_ROWS];
 	u32 energy[WTEO_STATES_MAX];    /* E[j]: entering and leaving j */
 	u32 exit[WTEO_STATES_MAX];      /* exit latency of j, time units */
 	u32 latency[WTEO_STATES_MAX];   /* price * exit[j], saturated */
@@ -106,9 +158,15 @@ struct wteo_cpu {
 	u32 prior_self, prior_other;    /* wteo_prior() of this n, kept */
 	u32 tolerance;                  /* 0..WTEO_ONE, see price */
 	u32 price;                      /* of a time unit of exit latency */
-	u32 rows_seen;                  /* bit s: row s has costs */
-	u32 age_next;                   /* the row aged at the next wakeup */
+	u32 age_next;                   /* the row of W aged at the next wakeup */
 	u32 entries;                    /* selections so far (exploration) */
+	s64 balance;                    /* energy saved against teo's choice */
+	u32 last;                       /* the right state of the last idle period */
+	/* The entry in progress, set by wteo_select(). */
+	u32 s;                          /* its row of W: the timer's state */
+	u32 row;                        /* its row of R */
+	u32 teo;                        /* teo's choice */
+	u32 sleep;                      /* the time to the timer, time units */
 };
 
 static inline void wteo_params_default(struct wteo_params *p)
@@ -156,6 +214,19 @@ static inline u32 wteo_time(u64 ns)
 	return t > WTEO_TIME_MAX ? WTEO_TIME_MAX : (u32)t;
 }
 
+/* The half octave of a time to the timer of t time units: t itself below
+ * 4, then 2k and 2k + 1 for the lower and upper halves of [2^k, 2^(k+1));
+ * 0..WTEO_SLEEP_ROWS - 1. */
+static inline u32 wteo_sleep_row(u32 t)
+{
+	u32 k;
+
+	if (t < 4)
+		return t;
+	k = (u32)wteo_fls(t) - 1;
+	return 2 * k + ((t >> (k - 1)) & 1u);
+}
+
 /* Sets the CPU's tolerance (clamped to 0..WTEO_ONE) and with it the price
  * of exit latency: WTEO_ONE * WTEO_TOLERANCE_DEFAULT / tolerance per time
  * unit (tolerance 0 prices it as 1). */
@@ -172,7 +243,7 @@ static inline void wteo_set_tolerance(struct wteo_cpu *cpu, u32 tolerance)
 }
 
 /* Sets cpu to the prior of an n-state table (n clamped to 1..MAX), no
- * costs learned, every state free (call wteo_set_state() for each). */
+ * wakeup learned, every state free (call wteo_set_state() for each). */
 static inline void wteo_init(struct wteo_cpu *cpu, u32 n, u32 tolerance)
 {
 	u32 s, j;
@@ -184,17 +255,25 @@ static inline void wteo_init(struct wteo_cpu *cpu, u32 n, u32 tolerance)
 	cpu->n = n;
 	cpu->prior_self = wteo_prior(n, 0, 0);
 	cpu->prior_other = wteo_prior(n, 0, 1);
-	cpu->rows_seen = 0;
 	cpu->age_next = 0;
 	cpu->entries = 0;
+	cpu->balance = 0;
+	cpu->last = 0;
+	cpu->s = 0;
+	cpu->row = 0;
+	cpu->teo = 0;
+	cpu->sleep = 0;
 	for (s = 0; s < WTEO_STATES_MAX; s++) {
-		for (j = 0; j < WTEO_STATES_MAX; j++) {
+		for (j = 0; j < WTEO_STATES_MAX; j++)
 			cpu->w[s][j] = s < n && j < n ? (u16)wteo_prior(n, s, j) : 0;
-			cpu->cost[s][j] = 0;
-		}
-		cpu->teo_cost[s] = 0;
 		cpu->energy[s] = 0;
 		cpu->exit[s] = 0;
+	}
+	for (s = 0; s < WTEO_ROWS; s++) {
+		cpu->rows[s].idle = 0;
+		cpu->rows[s].late = 0;
+		cpu->rows[s].share = 0;
+		cpu->rows[s].samples = 0;
 	}
 	wteo_set_tolerance(cpu, tolerance);
 }
@@ -231,7 +310,7 @@ static inline void wteo_average(u32 *avg, u32 v, u32 shift)
 		*avg -= (*avg - v) >> shift;
 }
 
-/* Row s learns that right was the right state. */
+/* Row s of W learns that right was the right state. */
 static inline void wteo_learn(struct wteo_cpu *cpu, u32 s, u32 right, u32 learn_shift)
 {
 	u16 *row = cpu->w[s];
@@ -249,8 +328,8 @@ static inline void wteo_learn(struct wteo_cpu *cpu, u32 s, u32 right, u32 learn_
 	row[right] = (u16)(row[right] + moved);
 }
 
-/* Moves row s toward the prior; the diagonal absorbs the rounding so that
- * the row keeps its sum. */
+/* Moves row s of W toward the prior; the diagonal absorbs the rounding so
+ * that the row keeps its sum. */
 static inline void wteo_age_row(struct wteo_cpu *cpu, u32 s, u32 age_shift)
 {
 	u16 *row = cpu->w[s];
@@ -269,67 +348,138 @@ static inline void wteo_age_row(struct wteo_cpu *cpu, u32 s, u32 age_shift)
 	row[s] = (u16)(WTEO_ONE - sum);
 }
 
-/* Row s's costs learn an idle time of idle_ns after which teo's choice was
- * teo; the first wakeup of a row sets them. */
-static inline void wteo_learn_costs(struct wteo_cpu *cpu, u32 s, u32 teo, u64 idle_ns, bool non_timer,
-				    u32 learn_shift)
+/* Row r learns a wakeup after t time units, sleep units being the time to
+ * the timer at entry.  The first wakeup sets the row; later ones move its
+ * averages, a young row's faster: the k-th wakeup 1/2^fls(k - 1) of the way
+ * (1/2, 1/4, 1/4, 1/8...: about the running mean of its first wakeups),
+ * then 1/2^learn_shift.  The mean idle time of the non-timer wakeups starts
+ * at the first such wakeup (the share is 0 until then, and never 0 again:
+ * an integer average stops short of 0), the mean lateness at the first
+ * timer wakeup (the share is WTEO_SHARE_ONE until then). */
+static inline void wteo_learn_row(struct wteo_row *row, u32 t, u32 sleep, bool non_timer, u32 learn_shift)
 {
-	u32 t = wteo_time(idle_ns), j;
-	u32 *row = cpu->cost[s];
+	u32 v = non_timer ? t << 10 : (t > sleep ? (t - sleep) << 10 : 0);
+	u32 share = row->share, young = (u32)wteo_fls(row->samples);
 
-	if (!(cpu->rows_seen & (1u << s))) {
-		for (j = 0; j < cpu->n; j++)
-			row[j] = wteo_cost(cpu, j, t, non_timer);
-		cpu->teo_cost[s] = row[teo];
-		cpu->rows_seen |= 1u << s;
+	if (young < learn_shift)
+		learn_shift = young;
+
+	if (!row->samples) {
+		row->idle = non_timer ? v : 0;
+		row->late = non_timer ? 0 : v;
+		row->share = non_timer ? WTEO_SHARE_ONE : 0;
+		row->samples = 1;
 		return;
 	}
-	wteo_average(&cpu->teo_cost[s], wteo_cost(cpu, teo, t, non_timer), learn_shift);
-	for (j = 0; j < cpu->n; j++)
-		wteo_average(&row[j], wteo_cost(cpu, j, t, non_timer), learn_shift);
+	if (non_timer && share == 0)
+		row->idle = v;
+	else if (non_timer)
+		wteo_average(&row->idle, v, learn_shift);
+	else if (share == WTEO_SHARE_ONE)
+		row->late = v;
+	else
+		wteo_average(&row->late, v, learn_shift);
+	wteo_average(&share, non_timer ? WTEO_SHARE_ONE : 0, learn_shift);
+	row->share = (u16)share;
+	if (row->samples < 0xffff)
+		row->samples++;
 }
 
-/* After a wakeup: row s (the timer's state at entry) learns right (the
- * state the measured idle time called for) and what every state would
- * have cost for idle_ns (the measured idle time, at most the time to the
- * timer; non_timer: it ended before the timer) against teo's choice teo;
- * one row of W ages. */
-static inline void wteo_reflect(struct wteo_cpu *cpu, const struct wteo_params *p, u32 s, u32 right,
-				u32 teo, u64 idle_ns, bool non_timer)
+/* The mean idle time in row r for the entry in progress (its time to the
+ * timer), in 1/1024 time units. */
+static inline u64 wteo_row_mean(const struct wteo_cpu *cpu, u32 r)
 {
-	if (s >= cpu->n || right >= cpu->n || teo >= cpu->n)
+	const struct wteo_row *row = &cpu->rows[r];
+	u64 timer = ((u64)cpu->sleep << 10) + row->late;
+
+	return ((u64)row->share * row->idle + (u64)(WTEO_SHARE_ONE - row->share) * timer) >> 15;
+}
+
+/* The mean energy of state j at a mean idle time of mean/1024 units:
+ * E[j] + P[j] * mean / 1024, and P[j] / 1024 is 2^-j. */
+static inline u64 wteo_row_energy(const struct wteo_cpu *cpu, u32 j, u64 mean)
+{
+	return (u64)cpu->energy[j] + (mean >> j);
+}
+
+/* The mean latency cost of state j in row r. */
+static inline u64 wteo_row_latency(const struct wteo_cpu *cpu, u32 r, u32 j)
+{
+	return ((u64)cpu->latency[j] * cpu->rows[r].share) >> 15;
+}
+
+/* After a wakeup: W row s (the timer's state at entry) learns right (the
+ * state the measured idle time called for); the entry's row learns the
+ * idle time idle_ns (measured, past the timer if it fired late) and
+ * non_timer (it ended before the timer); the balance learns what entered
+ * drew against teo's choice, and right becomes the last state (entered =
+ * WTEO_NONE: the idle period goes on, neither); one row of W ages. */
+static inline void wteo_reflect(struct wteo_cpu *cpu, const struct wteo_params *p, u32 right, u32 entered,
+				u64 idle_ns, bool non_timer)
+{
+	u32 t = wteo_time(idle_ns);
+
+	if (right >= cpu->n || (entered >= cpu->n && entered != WTEO_NONE))
 		return;
-	wteo_learn(cpu, s, right, p->learn_shift);
-	wteo_learn_costs(cpu, s, teo, idle_ns, non_timer, p->learn_shift);
+	wteo_learn(cpu, cpu->s, right, p->learn_shift);
+	wteo_learn_row(&cpu->rows[cpu->row], t, cpu->sleep, non_timer, p->learn_shift);
+	if (entered != WTEO_NONE) {
+		s64 teo = wteo_cost(cpu, cpu->teo, t, false), drawn = wteo_cost(cpu, entered, t, false);
+
+		cpu->balance += teo + (teo >> WTEO_SLACK_SHIFT) - drawn - (cpu->balance >> WTEO_BALANCE_SHIFT);
+		cpu->last = right;
+	}
 	wteo_age_row(cpu, cpu->age_next, p->age_shift);
 	cpu->age_next = cpu->age_next + 1 >= cpu->n ? 0 : cpu->age_next + 1;
 }
 
-/* The state to enter after teo chose c, in row s, with fit the deepest
- * state the timer and the latency limit allow.  Returns c when no enabled
- * state at or below fit costs less than c did. */
-static inline u32 wteo_select(struct wteo_cpu *cpu, const struct wteo_params *p, u32 s, u32 c, u32 fit,
-			      u32 enabled)
+/* The state to enter after teo chose c, the timer sleep_ns away pointing
+ * at state s, with limit the deepest state the latency limit allows.
+ * Returns c when no enabled state at or below limit (within the energy
+ * guard) costs less than c in the entry's row. */
+static inline u32 wteo_select(struct wteo_cpu *cpu, const struct wteo_params *p, u32 s, u64 sleep_ns, u32 c,
+			      u32 limit, u32 enabled)
 {
-	const u32 *row;
-	u32 best = WTEO_STATES_MAX, j;
+	u32 best = c, j, r;
+	u64 mean, budget = ~0ull, best_cost;
 
 	if (s >= cpu->n)
 		s = cpu->n - 1;
 	if (c >= cpu->n)
 		c = cpu->n - 1;
-	if (fit >= cpu->n)
-		fit = cpu->n - 1;
+	if (limit >= cpu->n)
+		limit = cpu->n - 1;
+	cpu->sleep = wteo_time(sleep_ns);
+	r = wteo_sleep_row(cpu->sleep) * WTEO_STATES_MAX + cpu->last;
+	cpu->s = s;
+	cpu->row = r;
+	cpu->teo = c;
 	cpu->entries++;
 	if (p->explore_shift && (cpu->entries & ((1u << p->explore_shift) - 1)) == 0)
 		return c;
-	if (!(cpu->rows_seen & (1u << s)))
+	if (cpu->rows[r].samples < WTEO_MIN_SAMPLES)
 		return c;
-	row = cpu->cost[s];
-	for (j = 0; j <= fit; j++)
-		if (((enabled >> j) & 1u) && (best == WTEO_STATES_MAX || row[j] < row[best]))
+	mean = wteo_row_mean(cpu, r);
+	best_cost = wteo_row_energy(cpu, c, mean) + wteo_row_latency(cpu, r, c);
+	if (cpu->price <= WTEO_ONE && cpu->balance < 0) {
+		budget = wteo_row_energy(cpu, c, mean);
+		budget += budget >> WTEO_SLACK_SHIFT;
+	}
+	for (j = 0; j <= limit; j++) {
+		u64 e, cost;
+
+		if (!((enabled >> j) & 1u))
+			continue;
+		e = wteo_row_energy(cpu, j, mean);
+		if (e > budget || e >= best_cost)
+			continue;
+		cost = e + wteo_row_latency(cpu, r, j);
+		if (cost < best_cost) {
 			best = j;
-	return best != WTEO_STATES_MAX && row[best] < cpu->teo_cost[s] ? best : c;
+			best_cost = cost;
+		}
+	}
+	return best;
 }
 
 #endif /* WTEO_CORE_H */

@@ -89,6 +89,24 @@ START_TEST(test_shapes) {
         ck_assert_uint_eq(max_sleep, MS(200) - US(50));
         ck_assert_uint_le(min_sleep, US(2434) - US(50) + 1);
         free(iv);
+        /* idle-server: 3.6% of the periods end on an interrupt (a binomial
+         * 720 +- 26 in 20000), the median timer 500 ms away; irq_pct=0
+         * leaves only timers, irq_pct=100 none. */
+        iv = gen("idle-server", 1);
+        ck_assert_uint_ge(N - count_timer(iv, N), 640);
+        ck_assert_uint_le(N - count_timer(iv, N), 800);
+        far = 0;
+        for (size_t k = 0; k < N; k++)
+                far += iv[k].sleep_length_ns > MS(500);
+        ck_assert_uint_ge(far, N * 47 / 100);
+        ck_assert_uint_le(far, N * 53 / 100);
+        free(iv);
+        iv = gen("idle-server:irq_pct=0", 1);
+        ck_assert_uint_eq(count_timer(iv, N), N);
+        free(iv);
+        iv = gen("idle-server:irq_pct=100", 1);
+        ck_assert_uint_eq(count_timer(iv, N), 0);
+        free(iv);
         /* hackbench: the tick (4 ms) bounds the timer. */
         iv = gen("hackbench", 1);
         for (size_t k = 0; k < N; k++)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* wteo-core.h on hand-computed cases: the prior, one learning step, the
  * clamp, convergence, aging; the states' modelled costs, the price of
- * latency, the cost matrix learning with full information, the choice
- * against teo's, one state, every state disabled but one, the timer's and
- * the latency limit's bound, exploration. */
+ * latency; the rows (half octaves of the time to the timer), a row's
+ * averages, every state priced from them, the choice against teo's, cold
+ * rows, the energy guard and the balance behind it, late timers (deeper
+ * than the timer), one state, disabled states, the latency limit,
+ * learning through reflect, exploration. */
 #include <check.h>
 
 #include "unit.h"
@@ -171,27 +173,214 @@ START_TEST(test_cost_and_price) {
 }
 END_TEST
 
-/* wteo_reflect() learns in row s and ages the rows in turn. */
+/* The half octaves of the time to the timer. */
+START_TEST(test_sleep_row) {
+        static const u32 t[] = { 0, 1, 3, 4, 5, 6, 7, 8, 11, 12, 15, 16, 2000, WTEO_TIME_MAX - 1, WTEO_TIME_MAX };
+        static const u32 row[] = { 0, 1, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 21, 39, 40 };
+
+        for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+                ck_assert_uint_eq(wteo_sleep_row(t[i]), row[i]);
+        ck_assert_uint_eq(WTEO_SLEEP_ROWS, wteo_sleep_row(WTEO_TIME_MAX) + 1);
+}
+END_TEST
+
+/* A row's averages, by hand (1/1024 time units, shares in 1/32768): the
+ * first wakeup (non-timer, 5 units) sets the mean idle time and the share;
+ * the first timer wakeup (130 units, 100 to the timer: 30 late) sets the
+ * lateness and, the row being young (1 wakeup: 1/2 of the way), moves the
+ * share halfway to 0; a non-timer wakeup of 21 units (2 wakeups: 1/4)
+ * moves the idle time (5120 + 16384 / 4) and the share back (16384 +
+ * 16384 / 4); a timer wakeup before its timer is 0 late (3 wakeups: 1/4;
+ * 30720 - 30720 / 4, 20480 - 20480 / 4), the next one moves 1/8 (4
+ * wakeups), and from the 16th on 1/2^learn_shift. */
+START_TEST(test_learn_row) {
+        struct wteo_row r = {};
+
+        wteo_learn_row(&r, 5, 100, true, 4);
+        ck_assert_uint_eq(r.idle, 5120);
+        ck_assert_uint_eq(r.late, 0);
+        ck_assert_uint_eq(r.share, WTEO_SHARE_ONE);
+        ck_assert_uint_eq(r.samples, 1);
+        wteo_learn_row(&r, 130, 100, false, 4);
+        ck_assert_uint_eq(r.late, 30720);
+        ck_assert_uint_eq(r.share, 16384);
+        wteo_learn_row(&r, 21, 100, true, 4);
+        ck_assert_uint_eq(r.idle, 9216);
+        ck_assert_uint_eq(r.share, 20480);
+        wteo_learn_row(&r, 90, 100, false, 4);
+        ck_assert_uint_eq(r.late, 23040);
+        ck_assert_uint_eq(r.share, 15360);
+        ck_assert_uint_eq(r.samples, WTEO_MIN_SAMPLES);
+        wteo_learn_row(&r, 90, 100, false, 4);
+        ck_assert_uint_eq(r.late, 20160);
+        ck_assert_uint_eq(r.share, 13440);
+        for (unsigned i = 5; i < 16; i++)
+                wteo_learn_row(&r, 90, 100, false, 4);
+        ck_assert_uint_eq(r.samples, 16);
+        {
+                u32 late = r.late;
+
+                wteo_learn_row(&r, 90, 100, false, 4);
+                ck_assert_uint_eq(r.late, late - (late >> 4));
+        }
+        /* A row that starts with the timer: no idle time until its first
+         * non-timer wakeup, which sets it. */
+        r = (struct wteo_row) {};
+        wteo_learn_row(&r, 120, 100, false, 4);
+        ck_assert_uint_eq(r.late, 20480);
+        ck_assert_uint_eq(r.share, 0);
+        wteo_learn_row(&r, 7, 100, true, 4);
+        ck_assert_uint_eq(r.idle, 7168);
+        ck_assert_uint_eq(r.share, 16384);
+}
+END_TEST
+
+/* Sets the row of the next entry (the timer sleep units away, last state
+ * 0) to a mean idle time of the non-timer wakeups, a lateness, a share. */
+static u32 set_row(struct wteo_cpu *c, u32 sleep, u32 idle, u32 late, u32 share) {
+        u32 r = wteo_sleep_row(sleep) * WTEO_STATES_MAX + c->last;
+
+        c->rows[r] = (struct wteo_row) { .idle = idle << 10, .late = late << 10, .share = (u16) share,
+                                         .samples = WTEO_MIN_SAMPLES };
+        return r;
+}
+
+/* The mean idle time of an entry and every state's price, by hand, on
+ * init4()'s table: half the wakeups non-timer after 10 units, the other
+ * half at the 2000-unit timer, 20 late: (10 + 2020) / 2 = 1015 units;
+ * energies 1039360, 520704, 265984, 161664; latencies at half the share
+ * 0, 512, 5120, 51200: state 3 is the cheapest, teo's choice.  Priced at
+ * tolerance 10 (10444 per unit) state 2 is. */
+START_TEST(test_select_prices_states) {
+        struct wteo_params p = defaults();
+        struct wteo_cpu c;
+        u32 r;
+
+        init4(&c, WTEO_TOLERANCE_DEFAULT);
+        r = set_row(&c, 2000, 10, 20, WTEO_SHARE_ONE / 2);
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 3, 3, ALL), 3);
+        ck_assert_uint_eq(c.row, r);
+        ck_assert_uint_eq(c.s, 3);
+        ck_assert_uint_eq(c.teo, 3);
+        ck_assert_uint_eq(c.sleep, 2000);
+        ck_assert_uint_eq(wteo_row_mean(&c, r), 1039360);
+        ck_assert_uint_eq(wteo_row_energy(&c, 1, 1039360), 520704);
+        ck_assert_uint_eq(wteo_row_energy(&c, 3, 1039360), 161664);
+        ck_assert_uint_eq(wteo_row_latency(&c, r, 3), 51200);
+        /* teo chose 1: 3 is cheaper. */
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 1, 3, ALL), 3);
+        wteo_set_tolerance(&c, 10);
+        ck_assert_uint_eq(c.price, 10444);
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 3, 3, ALL), 2);
+}
+END_TEST
+
+/* A row decides after WTEO_MIN_SAMPLES wakeups; until then teo's choice. */
+START_TEST(test_select_cold_row) {
+        struct wteo_params p = defaults();
+        struct wteo_cpu c;
+
+        init4(&c, WTEO_TOLERANCE_DEFAULT);
+        for (unsigned i = 0; i < WTEO_MIN_SAMPLES; i++) {
+                /* 300 units before a 2000-unit timer (the CPU's last
+                 * state stays 0: entered is none). */
+                ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 0, 3, ALL), 0);
+                wteo_reflect(&c, &p, 3, WTEO_NONE, 300 << 10, true);
+        }
+        ck_assert_uint_eq(c.last, 0);
+        /* 2: 6144 + 256 * 300 + 10240 = 93184 against 3's 70144 + 102400
+         * and teo's 0 (307200). */
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 0, 3, ALL), 2);
+}
+END_TEST
+
+/* Idle power first, on init4()'s table: every wakeup non-timer after 400
+ * units (timer 2000 away).  Energies 409600, 205824, 108544, 82944; with
+ * the latencies 0, 1024, 10240, 102400 state 2 is the cheapest (118784)
+ * but draws more than teo's 3 plus 1/64 (84240).  While the CPU has
+ * saved energy against teo (balance >= 0) it may spend it; once the
+ * balance is negative it may not, at the default tolerance.  A lower
+ * tolerance lifts the guard. */
+START_TEST(test_energy_guard) {
+        struct wteo_params p = defaults();
+        struct wteo_cpu c;
+
+        init4(&c, WTEO_TOLERANCE_DEFAULT);
+        set_row(&c, 2000, 400, 0, WTEO_SHARE_ONE);
+        c.balance = 0;
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 3, 3, ALL), 2);
+        c.balance = -1;
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 3, 3, ALL), 3);
+        /* teo's own choice is always within its budget. */
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 2, 3, ALL), 2);
+        wteo_set_tolerance(&c, 51);
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 3, 3, ALL), 2);
+}
+END_TEST
+
+/* The balance, by hand: teo chose 3, the CPU entered 2 for 1000 units at
+ * the timer: teo's 3 would have drawn 31744 + 128 * 1000 = 159744, plus
+ * 1/64 is 162240, state 2 drew 6144 + 256 * 1000 = 262144: -99904.  A
+ * wakeup that did not end the idle period changes neither the balance
+ * nor the last state; the next one (3 entered) adds 2496 and forgets
+ * 1/64 of -99904. */
+START_TEST(test_balance) {
+        struct wteo_params p = defaults();
+        struct wteo_cpu c;
+
+        init4(&c, WTEO_TOLERANCE_DEFAULT);
+        wteo_select(&c, &p, 3, 1000 << 10, 3, 3, ALL);
+        wteo_reflect(&c, &p, 3, 2, 1000 << 10, false);
+        ck_assert_int_eq(c.balance, -99904);
+        ck_assert_uint_eq(c.last, 3);
+        wteo_select(&c, &p, 3, 1000 << 10, 3, 3, ALL);
+        ck_assert_uint_eq(c.row, wteo_sleep_row(1000) * WTEO_STATES_MAX + 3);
+        wteo_reflect(&c, &p, 1, WTEO_NONE, 5 << 10, true);
+        ck_assert_int_eq(c.balance, -99904);
+        ck_assert_uint_eq(c.last, 3);
+        wteo_reflect(&c, &p, 3, 3, 1000 << 10, false);
+        ck_assert_int_eq(c.balance, -99904 + 2496 + 1561);
+}
+END_TEST
+
+/* Timers that fire late: the timer 10 units away points at state 1, but
+ * the wakeups come 290 units after it (a mean of 300 units): state 3
+ * draws least (31744 + 128 * 300 = 70144) and is entered where the
+ * latency limit allows it, 2 where it allows 2. */
+START_TEST(test_deeper_than_timer) {
+        struct wteo_params p = defaults();
+        struct wteo_cpu c;
+
+        init4(&c, WTEO_TOLERANCE_DEFAULT);
+        set_row(&c, 10, 0, 290, 0);
+        ck_assert_uint_eq(wteo_select(&c, &p, 1, 10 << 10, 1, 3, ALL), 3);
+        ck_assert_uint_eq(wteo_select(&c, &p, 1, 10 << 10, 1, 2, ALL), 2);
+        ck_assert_uint_eq(wteo_select(&c, &p, 1, 10 << 10, 1, 1, ALL), 1);
+}
+END_TEST
+
+/* wteo_reflect() learns in W row s and ages the rows in turn. */
 START_TEST(test_reflect_ages_in_turn) {
         struct wteo_params p = defaults();
         struct wteo_cpu c;
 
         init4(&c, 0);
         c.n = 3;
-        wteo_reflect(&c, &p, 1, 0, 1, 1000, true);
+        wteo_select(&c, &p, 1, 1000, 1, 2, ALL);
+        wteo_reflect(&c, &p, 0, 1, 1000, true);
         ck_assert_uint_eq(c.age_next, 1);
-        ck_assert_uint_eq(c.rows_seen, 1u << 1);
-        wteo_reflect(&c, &p, 1, 0, 1, 1000, true);
-        wteo_reflect(&c, &p, 1, 0, 1, 1000, true);
+        ck_assert_uint_eq(c.rows[c.row].samples, 1);
+        wteo_reflect(&c, &p, 0, 1, 1000, true);
+        wteo_reflect(&c, &p, 0, 1, 1000, true);
         ck_assert_uint_eq(c.age_next, 0);
         for (unsigned s = 0; s < 3; s++)
                 ck_assert_uint_eq(row_sum(&c, s), WTEO_ONE);
+        ck_assert_uint_gt(c.w[1][0], 136);
         /* Out of range indices change nothing. */
-        wteo_reflect(&c, &p, 3, 0, 0, 1000, true);
-        wteo_reflect(&c, &p, 0, 7, 0, 1000, true);
-        wteo_reflect(&c, &p, 0, 0, 9, 1000, true);
+        wteo_reflect(&c, &p, 3, 0, 1000, true);
+        wteo_reflect(&c, &p, 0, 7, 1000, true);
         ck_assert_uint_eq(c.age_next, 0);
-        ck_assert_uint_eq(c.rows_seen, 1u << 1);
+        ck_assert_uint_eq(c.rows[c.row].samples, 3);
 }
 END_TEST
 
@@ -203,114 +392,52 @@ START_TEST(test_one_state) {
         wteo_set_state(&c, 0, 0, 0);
         ck_assert_uint_eq(c.w[0][0], WTEO_ONE);
         for (unsigned i = 0; i < 100; i++) {
-                wteo_reflect(&c, &p, 0, 0, 0, 1000 * i, i & 1);
-                ck_assert_uint_eq(wteo_select(&c, &p, 0, 0, 0, 1), 0);
+                ck_assert_uint_eq(wteo_select(&c, &p, 0, 1000 * i, 0, 0, 1), 0);
+                wteo_reflect(&c, &p, 0, 0, 1000 * i, i & 1);
         }
         ck_assert_uint_eq(c.w[0][0], WTEO_ONE);
         /* Indices beyond the table are clamped to it. */
-        ck_assert_uint_eq(wteo_select(&c, &p, 5, 5, 5, ALL), 0);
+        ck_assert_uint_eq(wteo_select(&c, &p, 5, 1000, 5, 5, ALL), 0);
 }
 END_TEST
 
-/* The KUnit suite's hand-computed case (kernel/, cpuidle-wteo), on
- * init4()'s table: a fresh row takes teo's choice; a non-timer wakeup
- * after 50 units, teo having chosen 3, sets row 3's costs to what each
- * state would have cost (0: 1024 * 50; 1: 1024 + 512 * 50 + 1024 * 1;
- * 2: 6144 + 256 * 50 + 1024 * 10; 3: 31744 + 128 * 50 + 1024 * 100) and
- * teaches W state 2; state 1 is then the cheapest, cheaper than teo's 3.
- * A timer wakeup after 400 units, teo having chosen 1, moves every cost
- * 1/16 of the way (0: 73600, 1: 38784, 2: 34144, 3: 136944; teo's 144624):
- * state 2 now, and 1 when the timer or a latency limit allows no deeper. */
-START_TEST(test_kunit_hand_computed) {
-        struct wteo_params p = defaults();
-        struct wteo_cpu c;
-
-        init4(&c, WTEO_TOLERANCE_DEFAULT);
-        ck_assert_uint_eq(wteo_select(&c, &p, 3, 3, 3, ALL), 3);
-        wteo_reflect(&c, &p, 3, 2, 3, 51200, true);
-        ck_assert_uint_eq(c.cost[3][0], 51200);
-        ck_assert_uint_eq(c.cost[3][1], 27648);
-        ck_assert_uint_eq(c.cost[3][2], 29184);
-        ck_assert_uint_eq(c.cost[3][3], 140544);
-        ck_assert_uint_eq(c.teo_cost[3], 140544);
-        ck_assert_uint_eq(c.w[3][0], 128);
-        ck_assert_uint_eq(c.w[3][1], 128);
-        ck_assert_uint_eq(c.w[3][2], 190);
-        ck_assert_uint_eq(c.w[3][3], 578);
-        ck_assert_uint_eq(c.w[0][0], 616);
-        ck_assert_uint_eq(wteo_select(&c, &p, 3, 3, 3, ALL), 1);
-        /* Another row has learned nothing: teo's choice. */
-        ck_assert_uint_eq(wteo_select(&c, &p, 2, 2, 2, ALL), 2);
-
-        wteo_reflect(&c, &p, 3, 3, 1, 409600, false);
-        ck_assert_uint_eq(c.cost[3][0], 73600);
-        ck_assert_uint_eq(c.cost[3][1], 38784);
-        ck_assert_uint_eq(c.cost[3][2], 34144);
-        ck_assert_uint_eq(c.cost[3][3], 136944);
-        ck_assert_uint_eq(c.teo_cost[3], 144624);
-        ck_assert_uint_eq(wteo_select(&c, &p, 3, 1, 3, ALL), 2);
-        ck_assert_uint_eq(wteo_select(&c, &p, 3, 1, 1, ALL), 1);
-}
-END_TEST
-
-/* Never a state that cost more than teo's choice did in the row. */
-START_TEST(test_teo_when_cheapest) {
-        struct wteo_params p = defaults();
-        struct wteo_cpu c;
-
-        init4(&c, WTEO_TOLERANCE_DEFAULT);
-        wteo_reflect(&c, &p, 3, 2, 3, 51200, true);
-        c.teo_cost[3] = 27648;          /* as cheap as the cheapest: teo's */
-        ck_assert_uint_eq(wteo_select(&c, &p, 3, 3, 3, ALL), 3);
-        c.teo_cost[3] = 27647;
-        ck_assert_uint_eq(wteo_select(&c, &p, 3, 0, 3, ALL), 0);
-}
-END_TEST
-
-/* Disabled states are never chosen; with one state enabled, that one. */
+/* Disabled states are never chosen; with one state enabled, that one
+ * (the row of test_select_prices_states at tolerance 10: 2 cheapest). */
 START_TEST(test_select_disabled) {
         struct wteo_params p = defaults();
         struct wteo_cpu c;
 
-        init4(&c, WTEO_TOLERANCE_DEFAULT);
-        wteo_reflect(&c, &p, 3, 2, 3, 51200, true);
-        /* 1 is the cheapest; without it 2. */
-        ck_assert_uint_eq(wteo_select(&c, &p, 3, 3, 3, ALL & ~(1u << 1)), 2);
-        /* Only state 3 enabled: no cheaper state than teo's, so teo's. */
-        ck_assert_uint_eq(wteo_select(&c, &p, 3, 3, 3, 1u << 3), 3);
-        /* Only state 0 enabled: cheaper than teo's 3 did. */
-        ck_assert_uint_eq(wteo_select(&c, &p, 3, 3, 3, 1u << 0), 0);
-        /* Nothing enabled at or below fit: teo's choice. */
-        ck_assert_uint_eq(wteo_select(&c, &p, 3, 1, 1, 1u << 3), 1);
+        init4(&c, 10);
+        set_row(&c, 2000, 10, 20, WTEO_SHARE_ONE / 2);
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 3, 3, ALL), 2);
+        /* Without 2: 1 (525926) against teo's 3 (683864). */
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 3, 3, ALL & ~(1u << 2)), 1);
+        /* Only teo's 3 enabled: 3. */
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 3, 3, 1u << 3), 3);
+        /* Nothing enabled at or below the limit: teo's choice. */
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 1, 1, 1u << 3), 1);
 }
 END_TEST
 
-/* Learning moves the choice: short non-timer wakeups in row 3 make it
- * choose shallow although teo keeps choosing 3; long timer wakeups take
- * it to 3 again. */
+/* Learning moves the choice, through wteo_reflect(): short non-timer
+ * wakeups after the CPU's last short idle period make it choose shallow
+ * although teo keeps choosing 3; long timer wakeups take it to 3 again. */
 START_TEST(test_select_follows_learning) {
         struct wteo_params p = defaults();
         struct wteo_cpu c;
+        u32 got = 0;
 
         init4(&c, WTEO_TOLERANCE_DEFAULT);
-        for (unsigned i = 0; i < 200; i++)
-                wteo_reflect(&c, &p, 3, 1, 3, 5 * 1024, true);
-        ck_assert_uint_eq(wteo_select(&c, &p, 3, 3, 3, ALL), 1);
-        for (unsigned i = 0; i < 200; i++)
-                wteo_reflect(&c, &p, 3, 3, 3, 2000 * 1024, false);
-        ck_assert_uint_eq(wteo_select(&c, &p, 3, 3, 3, ALL), 3);
-        /* A high price of latency keeps a latency-bound CPU shallower:
-         * after 2000 units a non-timer wakeup from 3 pays its 100-unit
-         * exit; at the default price 3 is still the cheapest, at ten
-         * times it 2 is. */
-        init4(&c, WTEO_TOLERANCE_DEFAULT);
-        for (unsigned i = 0; i < 200; i++)
-                wteo_reflect(&c, &p, 3, 3, 3, 2000 * 1024, true);
-        ck_assert_uint_eq(wteo_select(&c, &p, 3, 3, 3, ALL), 3);
-        wteo_set_tolerance(&c, 10);
-        for (unsigned i = 0; i < 200; i++)
-                wteo_reflect(&c, &p, 3, 3, 3, 2000 * 1024, true);
-        ck_assert_uint_lt(wteo_select(&c, &p, 3, 3, 3, ALL), 3);
+        for (unsigned i = 0; i < 50; i++) {
+                got = wteo_select(&c, &p, 3, 2000 << 10, 3, 3, ALL);
+                wteo_reflect(&c, &p, 1, got, 5 << 10, true);
+        }
+        ck_assert_uint_eq(got, 1);
+        for (unsigned i = 0; i < 50; i++) {
+                got = wteo_select(&c, &p, 3, 2000 << 10, 3, 3, ALL);
+                wteo_reflect(&c, &p, 3, got, 2000 << 10, false);
+        }
+        ck_assert_uint_eq(got, 3);
 }
 END_TEST
 
@@ -321,14 +448,14 @@ START_TEST(test_explore) {
         unsigned taken = 0;
 
         p.explore_shift = 3;
-        init4(&c, WTEO_TOLERANCE_DEFAULT);
-        wteo_reflect(&c, &p, 3, 2, 3, 51200, true);
+        init4(&c, 10);
+        set_row(&c, 2000, 10, 20, WTEO_SHARE_ONE / 2);
         for (unsigned i = 0; i < 64; i++)
-                taken += wteo_select(&c, &p, 3, 3, 3, ALL) == 3;
+                taken += wteo_select(&c, &p, 3, 2000 << 10, 3, 3, ALL) == 3;
         ck_assert_uint_eq(taken, 8);
         p.explore_shift = 0;
         for (unsigned i = 0; i < 64; i++)
-                ck_assert_uint_eq(wteo_select(&c, &p, 3, 3, 3, ALL), 1);
+                ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 3, 3, ALL), 2);
 }
 END_TEST
 
@@ -357,10 +484,15 @@ int main(void) {
         tcase_add_test(tc, test_aging);
         tcase_add_test(tc, test_state_costs);
         tcase_add_test(tc, test_cost_and_price);
+        tcase_add_test(tc, test_sleep_row);
+        tcase_add_test(tc, test_learn_row);
+        tcase_add_test(tc, test_select_prices_states);
+        tcase_add_test(tc, test_select_cold_row);
+        tcase_add_test(tc, test_energy_guard);
+        tcase_add_test(tc, test_balance);
+        tcase_add_test(tc, test_deeper_than_timer);
         tcase_add_test(tc, test_reflect_ages_in_turn);
         tcase_add_test(tc, test_one_state);
-        tcase_add_test(tc, test_kunit_hand_computed);
-        tcase_add_test(tc, test_teo_when_cheapest);
         tcase_add_test(tc, test_select_disabled);
         tcase_add_test(tc, test_select_follows_learning);
         tcase_add_test(tc, test_explore);
