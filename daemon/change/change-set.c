@@ -71,7 +71,7 @@ int change_set_add(ChangeSet *s, const char *key, const char *value, ErrorInfo *
         if (array_reserve_one((void **) &s->writes, s->n, &s->allocated, sizeof(ChangeWrite)) < 0)
                 return -ENOMEM;
         w = &s->writes[s->n];
-        *w = (ChangeWrite) { .key = strdup(key), .old = TAKE_PTR(old), .new = strdup(value) };
+        *w = (ChangeWrite) { .key = strdup(key), .old = TAKE_PTR(old), .new = strdup(value), .tag = s->tag };
         if (!w->key || !w->new) {
                 free(w->key);
                 free(w->old);
@@ -138,7 +138,7 @@ static int take_knob(ChangeSet *s, ChangeWrite *w) {
                 if (borrow)
                         x->lender = x->owner;
                 change_entry_set_owner(l, x, s->owner);
-                x->tag = s->tag;
+                x->tag = w->tag;
                 return 0;
         }
         /* new, or a claim that gets its original now: at the end (journal order) */
@@ -148,7 +148,7 @@ static int take_knob(ChangeSet *s, ChangeWrite *w) {
                 if (change_entry_drop(l, x) < 0)
                         return -ENOMEM;
         }
-        return change_entry_add(l, w->key, w->old, s->owner, s->tag);
+        return change_entry_add(l, w->key, w->old, s->owner, w->tag);
 }
 
 /* Gives w's knob back to its owner from before the set (or drops it when
@@ -191,6 +191,22 @@ static void roll_back(ChangeSet *s) {
         change_commit(s->layer);
 }
 
+/* Reads a written knob back, for the types that ask (the idle knobs: a
+ * governor switch recreates their directories, and a write that lands in
+ * the old one is lost).  Returns 0, or -EIO when it does not hold value. */
+static int verify_written(ChangeSet *s, const ChangeWrite *w) {
+        _cleanup_free_ char *buf = NULL;
+
+        if (!w->addr.type->verify)
+                return 0;
+        buf = malloc(w->addr.type->value_max);
+        if (!buf)
+                return -ENOMEM;
+        if (w->addr.type->read(s->layer->env, &w->addr, buf, w->addr.type->value_max) < 0 || strcmp(buf, w->new) != 0)
+                return -EIO;
+        return 0;
+}
+
 /* Writes every knob.  Returns 0 or -EIO with e set (rolled back). */
 static int write_all_knobs(ChangeSet *s, ErrorInfo *e) {
         for (size_t i = 0; i < s->n; i++) {
@@ -204,9 +220,14 @@ static int write_all_knobs(ChangeSet *s, ErrorInfo *e) {
                         w->gone = true;
                         continue;
                 }
+                w->written = r >= 0;
+                if (r >= 0)
+                        r = verify_written(s, w);
                 if (r < 0) {
                         s->write_error = r;
-                        errinfo_set(e, -EIO, "Failed to write \"%s\" to %s: %s", w->new, w->key, strerror(-r));
+                        errinfo_set(e, -EIO, "Failed to write \"%s\" to %s: %s", w->new, w->key,
+                                    w->written ? "it does not read back (its directory was recreated meanwhile?)"
+                                               : strerror(-r));
                         log_warning("%s; rolling back %zu earlier write(s).", e->message, i);
                         roll_back(s);
                         return -EIO;
@@ -228,7 +249,7 @@ static int settle(ChangeSet *s) {
                 ChangeEntry *x = change_lookup(l, w->key);
 
                 if (w->noop && claims && !x) {
-                        if (change_entry_add(l, w->key, NULL, s->owner, s->tag) < 0)
+                        if (change_entry_add(l, w->key, NULL, s->owner, w->tag) < 0)
                                 return -ENOMEM;
                         continue;
                 }
@@ -239,7 +260,7 @@ static int settle(ChangeSet *s) {
                         continue;
                 if (change_entry_drop(l, x) < 0)
                         return -ENOMEM;
-                if (claims && !w->gone && change_entry_add(l, w->key, NULL, s->owner, s->tag) < 0)
+                if (claims && !w->gone && change_entry_add(l, w->key, NULL, s->owner, w->tag) < 0)
                         return -ENOMEM;
         }
         return 0;

@@ -39,12 +39,14 @@ typedef struct ChangeWrite {
         ChangeOwner prev_lender;
         char *prev_lent;
         uint64_t prev_tag;
+        uint64_t tag;                 /* the set's tag when it was added */
 } ChangeWrite;
 
 typedef struct ChangeSet {
         ChangeLayer *layer;
         ChangeOwner owner;
-        uint64_t tag;                 /* given to the knobs the set changes */
+        uint64_t tag;                 /* given to the knobs added from now on (a set may change
+                                       * the knobs of several processes, each its tag) */
         bool gone_ok;                 /* a knob gone by its write (-ENOENT) is skipped, not a
                                        * failure (a pinned process's thread that exits) */
         ChangeSetState state;

@@ -1,15 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "fileio.h"
 #include "knob-task.h"
+#include "log.h"
 #include "pin-proc.h"
+
+/* pidfd_open()'s flag for a thread (Linux 6.9; <linux/pidfd.h> of older
+ * libcs lacks it). */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
 
 /* Returns buf. */
 char *knob_task_key(pid_t tid, uint64_t start_time, char *buf, size_t size) {
@@ -83,27 +93,89 @@ int task_affinity_set(pid_t tid, const CpuSet *cpus) {
         return sched_setaffinity(tid, size, mask) < 0 ? -errno : 0;
 }
 
+/* A pidfd of the thread the knob names: opened, then checked against its
+ * start time (so it refers to that thread, not to one that took its TID
+ * since).  Returns the fd, -ENOENT (gone, or the TID names another thread
+ * now), -EOPNOTSUPP (a kernel without thread pidfds: before 6.9) or
+ * another negative errno. */
+static int task_pidfd(const KnobEnv *env, const KnobAddr *a) {
+        _cleanup_close_ int fd = (int) syscall(SYS_pidfd_open, a->tid, PIDFD_THREAD);
+        int r;
+
+        if (fd < 0)
+                return errno == ESRCH ? -ENOENT : errno == EINVAL ? -EOPNOTSUPP : -errno;
+        r = task_check(env, a);
+        return r < 0 ? r : TAKE_FD(fd);
+}
+
+/* Whether the thread of pidfd still runs (a running thread's TID names
+ * nobody else). */
+static bool task_alive(int pidfd) {
+        return pidfd < 0 || syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+}
+
 /* Returns 0, -ENOENT (the thread is gone) or another negative errno. */
 static int task_read(const KnobEnv *env, const KnobAddr *a, char *buf, size_t size) {
+        _cleanup_close_ int fd = task_pidfd(env, a);
         CpuSet set;
-        int r = task_check(env, a);
+        int r = fd == -EOPNOTSUPP ? task_check(env, a) : fd;
 
         if (r >= 0)
                 r = task_affinity_get(a->tid, &set);
+        /* read from the thread itself, not from one that took its TID */
+        if (r >= 0 && (!task_alive(fd) || (fd < 0 && task_check(env, a) < 0)))
+                r = -ESRCH;
         if (r == -ESRCH)
                 return -ENOENT;
         return r < 0 ? r : cpuset_format(&set, buf, size);
 }
 
+/* The affinity a thread that took a TID would have had: its process
+ * leader's for a thread, its parent's for a process (what clone() gives).
+ * Returns 0 or a negative errno. */
+static int inherited_affinity(const KnobEnv *env, pid_t tid, CpuSet *ret) {
+        ProcStat st;
+        int r = proc_read_stat(env->host_fd, tid, &st);
+
+        return r < 0 ? r : task_affinity_get(st.ppid > 0 ? st.ppid : 1, ret);
+}
+
+/* The thread died between the check and the write, and its TID may name
+ * another thread now: if the write set that one to set, it is put back to
+ * what it inherited (undone by what was actually changed).  dead: a pidfd
+ * proved the thread gone, so whoever holds the TID is another, even one
+ * started within the same clock tick (its start time says nothing then). */
+static void undo_taken_tid(const KnobEnv *env, const KnobAddr *a, const CpuSet *set, bool dead) {
+        CpuSet now, back;
+        ProcStat st;
+
+        if (proc_read_stat(env->host_fd, a->tid, &st) < 0 || (!dead && st.start_time == a->start_time) ||
+            task_affinity_get(a->tid, &now) < 0 || !cpuset_equal(&now, set) ||
+            inherited_affinity(env, a->tid, &back) < 0 || cpuset_equal(&back, set))
+                return;
+        if (task_affinity_set(a->tid, &back) < 0)
+                return;
+        log_notice("Thread %d exited while being pinned and its TID was taken by another one: "
+                   "that one's affinity was put back.", (int) a->tid);
+}
+
 /* Returns 0, -ENOENT (gone), -EINVAL or another negative errno. */
 static int task_write(const KnobEnv *env, const KnobAddr *a, const char *value) {
+        _cleanup_close_ int fd = -1;
         CpuSet set;
         int r = cpuset_parse(value, &set, NULL);
 
-        if (r >= 0)
-                r = task_check(env, a);
+        if (r < 0)
+                return r;
+        fd = task_pidfd(env, a);
+        r = fd == -EOPNOTSUPP ? task_check(env, a) : fd;
         if (r >= 0)
                 r = task_affinity_set(a->tid, &set);
+        /* verified again after the write: the thread is still the one */
+        if (r >= 0 && (!task_alive(fd) || (fd < 0 && task_check(env, a) < 0))) {
+                undo_taken_tid(env, a, &set, fd >= 0);
+                r = -ESRCH;
+        }
         return r == -ESRCH ? -ENOENT : r;
 }
 

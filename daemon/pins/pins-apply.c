@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -99,30 +100,82 @@ static int task_add(Pins *p, ChangeSet *set, pid_t tid, const char *cpus, ErrorI
         return r;
 }
 
-/* Returns 0, -ESRCH (the process is gone) or a negative errno with e set. */
-int pins_pin_process(Pins *p, PinRuntime *rt, pid_t pid, const CpuSet *cpus, ErrorInfo *e) {
-        _cleanup_(change_set_done) ChangeSet set = {};
-        _cleanup_free_ char *list = malloc(KNOB_CPULIST_MAX);
+/* Whether the process of pidfd still runs (or is a zombie): its PID, and
+ * so the threads listed under it, named nobody else meanwhile. */
+static bool process_alive(int pidfd) {
+        return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+}
+
+/* Opens x's pidfd (the process it was asked for, for the whole operation)
+ * and adds its threads to set, tagged with its PID.  Returns 0, -ESRCH (it
+ * is gone) or a negative errno with e set. */
+static int process_add(Pins *p, ChangeSet *set, PinProcess *x, const char *list, ErrorInfo *e) {
         _cleanup_free_ pid_t *tids = NULL;
         size_t n = 0;
         int r;
 
+        r = process_pidfd_open_verified(x->pid, x->start_time, &x->pidfd);
+        if (r == -ESRCH || r == -ENOENT || r == -EINVAL)
+                return -ESRCH;
+        if (r < 0)
+                return errinfo_set(e, -EIO, "Failed to open process %d: %s", (int) x->pid, strerror(-r));
+        r = proc_list_tasks(p->host_fd, x->pid, &tids, &n);
+        if (r < 0)
+                return r == -ESRCH ? r : errinfo_set(e, -EIO, "Failed to list the threads of %d: %s", (int) x->pid,
+                                                      strerror(-r));
+        set->tag = (uint64_t) x->pid;
+        for (size_t i = 0; i < n; i++) {
+                r = task_add(p, set, tids[i], list, e);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Returns the number pinned, or a negative errno with e set. */
+int pins_pin_processes(Pins *p, PinRuntime *rt, PinProcess *procs, size_t n, const CpuSet *cpus, ErrorInfo *e) {
+        _cleanup_(change_set_done) ChangeSet set = {};
+        _cleanup_free_ char *list = malloc(KNOB_CPULIST_MAX);
+        ErrorInfo undo = {};
+        int r, pinned = 0;
+
         if (!list || cpuset_format(cpus, list, KNOB_CPULIST_MAX) < 0)
                 return -ENOMEM;
-        r = proc_list_tasks(p->host_fd, pid, &tids, &n);
-        if (r < 0)
-                return r == -ESRCH ? r : errinfo_set(e, -EIO, "Failed to list the threads of %d: %s", (int) pid,
-                                                      strerror(-r));
         change_set_init(&set, p->ctx.changes, CHANGE_OWNER_PIN_ID(rt->id));
-        set.tag = (uint64_t) pid;
         set.gone_ok = true;
         for (size_t i = 0; i < n; i++) {
-                r = task_add(p, &set, tids[i], list, e);
+                procs[i] = (PinProcess) { .pid = procs[i].pid, .start_time = procs[i].start_time, .pidfd = -1 };
+                r = process_add(p, &set, &procs[i], list, e);
+                if (r == -ESRCH)
+                        continue;
                 if (r < 0)
                         return r;
         }
         r = change_set_apply(&set, e);
-        return r < 0 ? pin_change_error(&set, r, e) : 0;
+        if (r < 0)
+                return pin_change_error(&set, r, e);
+        for (size_t i = 0; i < n; i++) {
+                PinProcess *x = &procs[i];
+
+                if (x->pidfd >= 0 && process_alive(x->pidfd)) {
+                        x->pinned = true;
+                        pinned++;
+                } else if (x->pidfd >= 0 &&
+                           change_restore_tag(p->ctx.changes, CHANGE_OWNER_PIN_ID(rt->id), (uint64_t) x->pid, &undo) < 0)
+                        /* exited, its PID may name another process now: undone by what was changed */
+                        log_warning("Pin %" PRIu32 ": process %d exited while being pinned: %s", rt->id, (int) x->pid,
+                                    undo.message);
+                fileio_closep(&x->pidfd);
+        }
+        return pinned;
+}
+
+/* Returns 0, -ESRCH (the process is gone) or a negative errno with e set. */
+int pins_pin_process(Pins *p, PinRuntime *rt, pid_t pid, uint64_t start_time, const CpuSet *cpus, ErrorInfo *e) {
+        PinProcess x = { .pid = pid, .start_time = start_time };
+        int r = pins_pin_processes(p, rt, &x, 1, cpus, e);
+
+        return r < 0 ? r : r == 1 ? 0 : -ESRCH;
 }
 
 static void on_process_exit(pid_t pid, void *userdata) {
@@ -167,7 +220,7 @@ static int apply_pid(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
                 return errinfo_set(e, r == -ESRCH ? -ERRNO_NO_SUCH_PROCESS : r, "Failed to watch process %d: %s",
                                    (int) pid, strerror(-r));
         if (pin->cpus_given) {
-                r = pins_pin_process(p, rt, pid, &pin->cpus, e);
+                r = pins_pin_process(p, rt, pid, st.start_time, &pin->cpus, e);
                 if (r == -ESRCH)
                         return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No process %d", (int) pid);
                 if (r < 0)
@@ -388,7 +441,9 @@ int pins_reassert(Pins *p, Pin *pin, const CpuSet *online, ErrorInfo *e) {
         if (pin->target.kind == PIN_TARGET_UNIT)
                 return 0;               /* AllowedCPUs outlives hotplug (cgroup v2) */
         for (size_t i = 0; r >= 0 && i < pin->n_pids; i++) {
-                r = pins_pin_process(p, rt, pin->pids[i], &cpus, e);
+                r = pins_pin_process(p, rt, pin->pids[i],
+                                     pin->target.kind == PIN_TARGET_PID ? pin->target.start_time : PROCESS_START_TIME_ANY,
+                                     &cpus, e);
                 if (r == -ESRCH)
                         r = 0;          /* gone: its watcher or the exit event ends it */
         }

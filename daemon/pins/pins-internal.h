@@ -22,6 +22,12 @@ typedef struct PinRuntime {
         const char *ended;            /* the watcher saw the workload end: why (static) */
 } PinRuntime;
 
+/* A process event of the proc connector, queued for the next batch. */
+typedef struct RuleEvent {
+        pid_t pid;
+        bool exited;
+} RuleEvent;
+
 struct Pins {
         PinsContext ctx;
         PinRegistry *registry;
@@ -30,6 +36,10 @@ struct Pins {
         sd_event_source *ends;        /* defer, off until a watcher fires: pins.c ends the
                                        * pins whose runtime says ended */
         ProcEvents *events;           /* the proc connector, while an exec rule is active */
+        RuleEvent *queue;             /* its events not handled yet, oldest first (pins-rules.c) */
+        size_t n_queue, queue_allocated;
+        bool queue_overrun;           /* more came than it holds: /proc is scanned instead */
+        sd_event_source *batch;       /* timer: handles the queue in batches */
         int host_fd;                  /* host_root_fd(): processes are always the host's */
 };
 
@@ -66,9 +76,26 @@ void pins_runtimes_free(Pins *p);
 /* Frees rt's watcher and drops it from p. */
 void pins_runtime_free(Pins *p, PinRuntime *rt);
 
-/* Journals and sets the affinity of every thread of process pid.
- * Returns 0, -ESRCH if it is gone, or a negative errno with e set. */
-int pins_pin_process(Pins *p, PinRuntime *rt, pid_t pid, const CpuSet *cpus, ErrorInfo *e);
+/* A process to pin: its PID and start time (PROCESS_START_TIME_ANY:
+ * whoever holds the PID); pinned says it was. */
+typedef struct PinProcess {
+        pid_t pid;
+        uint64_t start_time;
+        int pidfd;                    /* pins_pin_processes()'s own */
+        bool pinned;
+} PinProcess;
+
+/* pins_pin_process() for n processes at once: one change set, one
+ * journal write and fsync.  Returns the number pinned (procs[i].pinned
+ * says which), or a negative errno with e set (none changed). */
+int pins_pin_processes(Pins *p, PinRuntime *rt, PinProcess *procs, size_t n, const CpuSet *cpus, ErrorInfo *e);
+
+/* Journals and sets the affinity of every thread of process pid, the one
+ * started at start_time (PROCESS_START_TIME_ANY: whoever holds pid now),
+ * through a pidfd held for the whole operation: one that exited meanwhile
+ * is undone (its PID may name another process by then).  Returns 0, -ESRCH
+ * if it is gone, or a negative errno with e set. */
+int pins_pin_process(Pins *p, PinRuntime *rt, pid_t pid, uint64_t start_time, const CpuSet *cpus, ErrorInfo *e);
 
 /* Forgets what rt journaled for process pid, which exited. */
 void pins_runtime_forget_process(Pins *p, PinRuntime *rt, pid_t pid);

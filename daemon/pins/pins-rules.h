@@ -14,6 +14,9 @@ int pins_rules_start(Pins *p, Pin *pin, ErrorInfo *e);
 /* Closes the connector when no rule is left. */
 void pins_rules_stop_unused(Pins *p);
 
+/* Closes the connector and drops the queued events. */
+void pins_rules_done(Pins *p);
+
 /* Matches every process in /proc against the rules and drops the pids
  * that are gone.  Returns 0 or a negative errno. */
 int pins_rules_rescan(Pins *p);

@@ -70,7 +70,7 @@ int pins_new(const PinsContext *c, Pins **ret) {
 Pins *pins_free(Pins *p) {
         if (!p)
                 return NULL;
-        proc_events_free(p->events);
+        pins_rules_done(p);
         pins_runtimes_free(p);
         sd_event_source_disable_unref(p->ends);
         pin_registry_free(p->registry);

@@ -198,7 +198,7 @@ def main():
     OPTS.kills, OPTS.seed = args.kills, args.seed
     import unittest
     prog = unittest.main(argv=[sys.argv[0], '-v'] + rest, exit=False)
-    return 0 if prog.result.wasSuccessful() else 1
+    return R.exit_status(prog.result)
 
 
 if __name__ == '__main__':
