@@ -9,13 +9,15 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import consoltest as C  # noqa: E402
 import idlepolicytest as T  # noqa: E402
+import policytest as P  # noqa: E402
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 
 
-class Ctl(T.IdlePolicyTestCase):
+class Ctl(C.ConsolidationMixin, T.IdlePolicyTestCase):
     TREE_ARGS = ['--cpus', '3', '--states', '3', '--driver', 'haltpoll', '--governor', 'haltpoll',
                  '--offline', '2']
 
@@ -148,6 +150,28 @@ class Ctl(T.IdlePolicyTestCase):
                 self.assertEqual(r.returncode, EXIT_USAGE, f'{argv}: {r.stdout}{r.stderr}')
                 self.assertTrue(r.stderr.strip())
         self.assert_tree_unchanged()
+
+    def test_consolidate_without_background_says_so_and_frees_nothing(self):
+        """Level 1 with no consolidation_background configured: nothing to
+        pack, so no CPU is freed (held in its deepest state while it runs
+        all it ran), and the output does not claim a background on a set."""
+        with P.Feeder(self, [0, 1], {}, stat=(1, 9)):
+            out = self.ctl('consolidate', '1').stdout
+            T.wait_for(lambda: float(self.manager_prop('ConsolidationStatus')[4]) >= 0, what='the utilisation measured')
+            self.wait_ticks(3)
+            status = self.manager_prop('ConsolidationStatus')
+            out += self.ctl('consolidate').stdout + self.ctl('status').stdout
+            doc = json.loads(self.ctl('--json', 'consolidate').stdout)
+        self.assertFalse(bool(status[1]), status)
+        self.assertEqual(str(status[3]), '')
+        self.assertIn('no background configured', str(status[6]))
+        self.assertNotIn('background on CPUs', out)
+        self.assertNotIn('freed', out)
+        self.assertEqual(doc['level'], 1)
+        self.assertFalse(doc['active'])
+        self.assertEqual(doc['background'], [])
+        for cpu in (0, 1):
+            self.assertNotEqual(self.cpu_prop(cpu, 'CapReason'), 'consolidation')
 
     def test_help(self):
         r = self.ctl('--help')
