@@ -5,6 +5,7 @@ errors and exit codes (0 ok, 1 call failed, 2 usage)."""
 
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -172,6 +173,26 @@ class Ctl(C.ConsolidationMixin, T.IdlePolicyTestCase):
         self.assertEqual(doc['background'], [])
         for cpu in (0, 1):
             self.assertNotEqual(self.cpu_prop(cpu, 'CapReason'), 'consolidation')
+
+    def test_monitor_at_80_columns_cuts_nothing(self):
+        out = os.path.join(self.tmp, 'monitor.out')
+        with open(out, 'w+b') as f:
+            p = subprocess.Popen([self.ctl_exe, 'monitor'], stdout=f, stderr=subprocess.STDOUT,
+                                 env=self.env(COLUMNS='80'))
+            try:
+                T.wait_for(lambda: b'Ctrl-C to quit.' in open(out, 'rb').read(), what='a monitor frame')
+            finally:
+                p.send_signal(T.signal.SIGINT)
+            self.assertEqual(p.wait(timeout=10), 0)
+        frame = open(out, encoding='utf-8').read().split('\x1b[H\x1b[2J')[1]
+        for line in frame.splitlines():
+            self.assertLessEqual(len(line), 80, line)
+            self.assertNotIn('\u2026', line)
+        for cpu in (0, 1):
+            names = '|'.join(self.state_names(cpu))
+            self.assertRegex(frame, rf'(?m)^ +{cpu}  .*  ({names}) \([a-z-]+\) / ({names}) \([a-z-]+\)$')
+            for name in self.state_names(cpu):
+                self.assertRegex(frame, rf'{name} (\d+\.\d%|-) \(')
 
     def test_help(self):
         r = self.ctl('--help')
