@@ -174,6 +174,18 @@ class Ctl(C.ConsolidationMixin, T.IdlePolicyTestCase):
         for cpu in (0, 1):
             self.assertNotEqual(self.cpu_prop(cpu, 'CapReason'), 'consolidation')
 
+    def test_calibrate_says_what_p99_is(self):
+        """The P99 column is the 99th percentile minus polling's: its
+        header says so, and its cells are the daemon's wakeup_p99_us."""
+        out = self.ctl('calibrate').stdout
+        title = next(line for line in out.splitlines() if 'STATE' in line)
+        self.assertEqual(title.split()[:7], ['CPU', 'STATE', 'ADVERTISED', 'MEASURED*', 'P99*', 'ENTRY', 'RESIDENCY'])
+        self.assertIn("P99 its 99th percentile minus polling's 99th percentile, 0 when\nbelow it.", out)
+        doc = json.loads(self.ctl('--json', 'status').stdout)
+        c1 = doc['cpus'][0]['states'][1]
+        row = next(line for line in out.splitlines() if line.split()[:2] == ['0', c1['name']])
+        self.assertEqual(row.split()[4], f"{c1['calibrated']['wakeup_p99_us']}us")
+
     def test_monitor_at_80_columns_cuts_nothing(self):
         out = os.path.join(self.tmp, 'monitor.out')
         with open(out, 'w+b') as f:
