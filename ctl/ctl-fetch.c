@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ctl-bus.h"
+#include "ctl-hint.h"
 #include "ctl-model.h"
 #include "ctl-util.h"
 #include "fileio.h"
@@ -665,4 +666,19 @@ int ctl_fetch_all(Ctl *c, CtlStatus *s) {
         int r = ctl_fetch_manager(c, s);
 
         return r < 0 ? r : ctl_fetch_cpus(c, s);
+}
+
+void ctl_hint_from_daemon(Ctl *c, const sd_bus_error *e, const CtlErrorContext *ctx, char *buf, size_t size) {
+        _cleanup_(ctl_status_done) CtlStatus s = CTL_STATUS_NULL;
+
+        buf[0] = '\0';
+        if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
+                ctl_bus_run_here_hint(buf, size);
+                return;
+        }
+        if (!sd_bus_error_has_names(e, IDLEPOLICY_ERROR_PREFIX "UnknownState", IDLEPOLICY_ERROR_PREFIX "UnknownCPU",
+                                    IDLEPOLICY_ERROR_PREFIX "CPUOffline"))
+                return;
+        if (ctl_fetch_all(c, &s) >= 0)
+                ctl_hint_format(e, ctx, &s, buf, size);
 }
