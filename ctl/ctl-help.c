@@ -141,7 +141,9 @@ static const CtlVerbHelp verbs[] = {
           "Runs idlepolicy-record; 'idlepolicyctl record --help' shows its options.\n" },
         { "simulate", "simulate ARGS...", "replay traces or workloads through governors (idlepolicy-sim(1))",
           "simulate ARGS...",
-          "Runs idlepolicy-sim; 'idlepolicyctl simulate --help' shows its options.\n" },
+          "Runs idlepolicy-sim; 'idlepolicyctl simulate --help' shows its options.  A trace\n"
+          "recorded here carries the advertised costs; --calibration FILE (the daemon's\n"
+          "calibration.json) replays it with the measured ones.\n" },
         { "help", "help [COMMAND]", "this list, or what COMMAND does and takes",
           "help [COMMAND]",
           "'idlepolicyctl COMMAND --help' shows the same.\n" },

@@ -103,6 +103,7 @@ class Completion(T.IdlePolicyTestCase):
         self.assertIn('--dry-run', self.complete('profile', 'latency', '--'))
         self.assertNotIn('--dry-run', self.complete('status', '--'))
         self.assertIn('--cpu', self.complete('idle-info', '--'))
+        self.assertEqual(self.complete('simulate', '--cal'), ['--calibration'])
         self.assertEqual(sorted(self.complete('help', 's')), ['simulate', 'state', 'status'])
 
     def test_pin_pids(self):

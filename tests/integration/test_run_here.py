@@ -10,7 +10,8 @@ not /var/lib/idlepolicy), --cgroup-root (a fake cgroup v2 tree holding the
 example's system.slice/postgresql.service) and --calibrate-helper (the
 real helper measures this machine's CPUs, which the live suite does; the
 one run-here names must exist and be executable); run-here's directory
-($RUN_HERE_DIR) is the test's.  "pid:1234" is a child of the test.  The
+($RUN_HERE_DIR) is the test's, and so is the state directory an example
+names (/var/lib/idlepolicy/calibration.json).  "pid:1234" is a child of the test.  The
 long-running examples (monitor, hold) get Ctrl-C once they showed what
 they do.  The record example reads this machine's tracefs as root (the
 live suite's test), and so does trace-cmd's; the simulate examples run
@@ -34,6 +35,7 @@ SOURCE_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..
 README = os.path.join(SOURCE_ROOT, 'README.md')
 RUN_HERE = os.path.join(SOURCE_ROOT, 'scripts', 'run-here')
 NO_DAEMON = ('record',)
+STATE_DIR = '/var/lib/idlepolicy'
 TRACE = os.path.join(SOURCE_ROOT, 'bench', 'traces', 'pgbench-ro.trace')
 # What "trace-cmd report -l | gzip > session.txt.gz" makes, from a session
 # recorded here (trace-cmd itself records in the live suite).
@@ -154,6 +156,9 @@ class RunHere(T.IdlePolicyTestCase):
             rc, out = r.returncode, r.stdout + r.stderr
             if verb == 'simulate':
                 self.assertRegex(out, r'\| oracle \| \d+ \| 100\.0 \|')
+            if verb == 'simulate' and '--trace' in argv:
+                self.assertIn('calibrated: 2 of 2 states measured' if '--calibration' in argv else
+                              "the trace's advertised costs, taken as real", out)
         self.assertEqual(rc, 0, f'README example {shlex.join(argv)} failed ({rc}):\n{out}')
         return out
 
@@ -165,6 +170,8 @@ class RunHere(T.IdlePolicyTestCase):
             if argv[0] in ('sudo', 'trace-cmd') or argv[1] in NO_DAEMON:
                 continue
             argv = [f'pid:{child.pid}' if a == 'pid:1234' else a for a in argv]
+            # run-here's state directory is the test's
+            argv = [self.state_dir + a[len(STATE_DIR):] if a.startswith(STATE_DIR + '/') else a for a in argv]
             with self.subTest(example=shlex.join(argv)):
                 out = self.run_example(argv)
                 ran += 1
