@@ -59,6 +59,15 @@ def run_here_argv(build, here):
     return r.stdout.splitlines()
 
 
+def run_here_path(build, here):
+    """Returns PATH as run-here's env file sets it for build (run-here
+    --print-env: its "export PATH=..." line)."""
+    r = subprocess.run(['sh', RUN_HERE, '--print-env', build], capture_output=True, text=True,
+                       env=dict(os.environ, RUN_HERE_DIR=here), check=True)
+    line = next(x for x in r.stdout.splitlines() if x.startswith('export PATH='))
+    return shlex.split(line[len('export PATH='):])[0].replace('$PATH', os.environ.get('PATH', ''))
+
+
 def read_text(path):
     with open(path, encoding='utf-8', errors='replace') as f:
         return f.read()
@@ -116,6 +125,11 @@ class RunHere(T.IdlePolicyTestCase):
         self.assertEqual(sorted(str(p) for p in self.manager_prop('Profiles')),
                          sorted(f[:-5] for f in os.listdir(option(a, '--profile-dir')) if f.endswith('.json')))
 
+    def example_env(self):
+        """The environment of a shell that sourced run-here's env file: the
+        examples find idlepolicyctl (this build's) on PATH."""
+        return self.env(PATH=run_here_path(self.build, self.here))
+
     def sleeper(self):
         child = subprocess.Popen(['sleep', '600'], preexec_fn=T._die_with_parent)  # noqa: PLW1509
         self.addCleanup(child.wait)
@@ -127,7 +141,7 @@ class RunHere(T.IdlePolicyTestCase):
         true.  Returns (exit status, stdout)."""
         out = os.path.join(self.tmp, 'long.out')
         with open(out, 'w+b') as f:
-            p = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, env=self.env())
+            p = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, env=self.example_env())
             try:
                 T.wait_for(lambda: shown(out) or p.poll() is not None, timeout=20, what=f'{argv} at work')
             finally:
@@ -136,9 +150,15 @@ class RunHere(T.IdlePolicyTestCase):
             rc = p.wait(timeout=10)
         return rc, read_text(out)
 
+    def test_env_puts_this_builds_ctl_first_on_path(self):
+        """README's '. /run/idlepolicyd-here/env': run-here's env file has
+        this build's idlepolicyctl first on PATH."""
+        first = run_here_path(self.build, self.here).split(':')[0]
+        self.assertEqual(os.path.realpath(shutil.which('idlepolicyctl', path=first)), os.path.realpath(self.ctl_exe))
+        with open(README, encoding='utf-8') as f:
+            self.assertIn('    . /run/idlepolicyd-here/env\n', f.read())
+
     def run_example(self, argv):
-        if argv[0] == 'idlepolicyctl':
-            argv = [self.ctl_exe] + argv[1:]
         if argv[0] == 'idlepolicy-record':
             shutil.copy(SESSION, os.path.join(self.tmp, 'session.txt.gz'))
             argv = [os.path.join(self.build, 'record', 'idlepolicy-record')] + argv[1:]
@@ -151,8 +171,8 @@ class RunHere(T.IdlePolicyTestCase):
         else:
             if verb == 'simulate':          # "--trace pgbench.trace": the one record made
                 shutil.copy(TRACE, os.path.join(self.tmp, 'pgbench.trace'))
-            r = subprocess.run(argv, capture_output=True, text=True, env=self.env(), timeout=300, check=False,
-                               cwd=self.tmp)
+            r = subprocess.run(argv, capture_output=True, text=True, env=self.example_env(), timeout=300,
+                               check=False, cwd=self.tmp)
             rc, out = r.returncode, r.stdout + r.stderr
             if verb == 'simulate':
                 self.assertRegex(out, r'\| oracle \| \d+ \| 100\.0 \|')
@@ -178,7 +198,7 @@ class RunHere(T.IdlePolicyTestCase):
                 if argv[1:] == ['profile']:
                     for name in ('balanced', 'latency', 'performance', 'power-saver'):
                         self.assertIn(name, out)
-        self.assertGreaterEqual(ran, 27, examples)
+        self.assertGreaterEqual(ran, 32, examples)
         self.assertEqual(str(self.manager_prop('ActiveProfile')), 'latency')
         self.assertTrue(self.daemon.alive(), self.daemon.output())
 
