@@ -74,6 +74,10 @@ int ctl_parse_state_action(const char *s, bool *ret_disable) {
         return 0;
 }
 
+double ctl_pct(uint64_t part, uint64_t whole) {
+        return whole > 0 ? 100.0 * (double) part / (double) whole : -1;
+}
+
 bool ctl_value_known(double value) {
         return isfinite(value) && value >= 0;
 }

@@ -53,5 +53,8 @@ const char *ctl_format_percent(double value, char *buf, size_t size);
 /* "250.0" per second, or "-" when value < 0 or not finite. */
 const char *ctl_format_rate(double value, char *buf, size_t size);
 
+/* 100 * part / whole, or -1 (unknown) when whole is 0. */
+double ctl_pct(uint64_t part, uint64_t whole);
+
 /* true if value is a real measurement (finite and >= 0). */
 bool ctl_value_known(double value);

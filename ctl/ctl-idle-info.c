@@ -23,10 +23,6 @@ static int name_width(const CtlCpu *cpu) {
         return (int) w;
 }
 
-static double pct(uint64_t part, uint64_t whole) {
-        return whole > 0 ? 100.0 * (double) part / (double) whole : -1;
-}
-
 static void print_state(const CtlState *st, uint64_t idle_us, int width) {
         char index[16], name[64], latency[32], entries[32], time[32], share[16], above[16], below[16], rejected[32];
 
@@ -36,9 +32,9 @@ static void print_state(const CtlState *st, uint64_t idle_us, int width) {
         snprintf(rejected, sizeof(rejected), "%" PRIu64, st->rejected);
         printf(ROW, index, width, name, ctl_format_usec(st->latency_us, latency, sizeof(latency)), entries,
                ctl_format_total(st->time_us, time, sizeof(time)),
-               ctl_format_percent(pct(st->time_us, idle_us), share, sizeof(share)),
-               ctl_format_percent(pct(st->above, st->usage), above, sizeof(above)),
-               ctl_format_percent(pct(st->below, st->usage), below, sizeof(below)), rejected);
+               ctl_format_percent(ctl_pct(st->time_us, idle_us), share, sizeof(share)),
+               ctl_format_percent(ctl_pct(st->above, st->usage), above, sizeof(above)),
+               ctl_format_percent(ctl_pct(st->below, st->usage), below, sizeof(below)), rejected);
 }
 
 static void print_cpu(const CtlCpu *cpu) {

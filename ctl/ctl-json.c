@@ -408,19 +408,16 @@ int ctl_json_print_restored(const CtlStatus *before) {
                                         array_to_json(before, before->n_changed, change_item)));
 }
 
-/* A share in percent, null when its whole is 0. */
-static json_t *share(uint64_t part, uint64_t whole) {
-        return whole > 0 ? json_real(100.0 * (double) part / (double) whole) : json_null();
-}
-
 static json_t *idle_info_state(const CtlState *st, uint64_t idle_us) {
         return json_pack("{s:I, s:s?, s:s?, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
                          "index", (json_int_t) st->index, "name", st->name, "desc", st->desc,
                          "latency_us", (json_int_t) st->latency_us, "residency_us", (json_int_t) st->residency_us,
                          "disabled", st->disabled, "usage", (json_int_t) st->usage, "time_us", (json_int_t) st->time_us,
                          "above", (json_int_t) st->above, "below", (json_int_t) st->below,
-                         "rejected", (json_int_t) st->rejected, "idle_time_share_pct", share(st->time_us, idle_us),
-                         "too_deep_pct", share(st->above, st->usage), "too_shallow_pct", share(st->below, st->usage));
+                         "rejected", (json_int_t) st->rejected,
+                         "idle_time_share_pct", measurement(ctl_pct(st->time_us, idle_us)),
+                         "too_deep_pct", measurement(ctl_pct(st->above, st->usage)),
+                         "too_shallow_pct", measurement(ctl_pct(st->below, st->usage)));
 }
 
 static json_t *idle_info_cpu(const CtlCpu *cpu) {

@@ -111,17 +111,27 @@ static int put_header(FILE *f, const CtlStatus *s, const CtlMonitorLayout *l, co
         return put_line(f, l, line);
 }
 
-static int put_cpu(FILE *f, const CtlCpu *cpu, const CtlMonitorLayout *l, const Widths *w) {
-        char line[LINE_MAX_BYTES], util[16], wake[32], cell[CELL_BYTES];
+/* "   0   50.0%     2100.0  " (CPU, UTIL, WAKEUPS/s) into line, or
+ * "   2  offline".  Returns false for an offline CPU. */
+static bool cpu_prefix(const CtlCpu *cpu, char *line, size_t size) {
+        char util[16], wake[32];
 
         if (!cpu->online) {
-                snprintf(line, sizeof(line), "%4u  offline", cpu->index);
-                return put_line(f, l, line);
+                snprintf(line, size, "%4u  offline", cpu->index);
+                return false;
         }
-        snprintf(line, sizeof(line), "%4u  %6s  %9s  ", cpu->index,
+        snprintf(line, size, "%4u  %6s  %9s  ", cpu->index,
                  ctl_format_percent(cpu->util >= 0 ? cpu->util * 100 : -1, util, sizeof(util)),
                  ctl_format_rate(cpu->timer_wakeups >= 0 && cpu->other_wakeups >= 0 ?
                                  cpu->timer_wakeups + cpu->other_wakeups : -1, wake, sizeof(wake)));
+        return true;
+}
+
+static int put_cpu(FILE *f, const CtlCpu *cpu, const CtlMonitorLayout *l, const Widths *w) {
+        char line[LINE_MAX_BYTES], cell[CELL_BYTES];
+
+        if (!cpu_prefix(cpu, line, sizeof(line)))
+                return put_line(f, l, line);
         append_cell(line, sizeof(line), plan_cell(cpu, cpu->cap, cpu->cap_reason, cell, sizeof(cell)), w->cap, l);
         append_cell(line, sizeof(line), plan_cell(cpu, cpu->floor, cpu->floor_reason, cell, sizeof(cell)), w->floor, l);
         append_states(line, sizeof(line), cpu);
@@ -180,19 +190,14 @@ static int put_narrow_header(FILE *f, const CtlStatus *s, const CtlMonitorLayout
 }
 
 static int put_narrow_cpu(FILE *f, const CtlCpu *cpu, const CtlMonitorLayout *l) {
-        char line[LINE_MAX_BYTES], util[16], wake[32], cap[CELL_BYTES], floor[CELL_BYTES];
+        char line[LINE_MAX_BYTES], cap[CELL_BYTES], floor[CELL_BYTES];
         char cells[STATE_CELLS_MAX][CELL_BYTES];
         const char *list[STATE_CELLS_MAX];
         size_t n = cpu->n_states < STATE_CELLS_MAX ? cpu->n_states : STATE_CELLS_MAX;
 
-        if (!cpu->online) {
-                snprintf(line, sizeof(line), "%4u  offline", cpu->index);
+        if (!cpu_prefix(cpu, line, sizeof(line)))
                 return put_line(f, l, line);
-        }
-        snprintf(line, sizeof(line), "%4u  %6s  %9s  %s / %s", cpu->index,
-                 ctl_format_percent(cpu->util >= 0 ? cpu->util * 100 : -1, util, sizeof(util)),
-                 ctl_format_rate(cpu->timer_wakeups >= 0 && cpu->other_wakeups >= 0 ?
-                                 cpu->timer_wakeups + cpu->other_wakeups : -1, wake, sizeof(wake)),
+        snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s / %s",
                  plan_cell(cpu, cpu->cap, cpu->cap_reason, cap, sizeof(cap)),
                  plan_cell(cpu, cpu->floor, cpu->floor_reason, floor, sizeof(floor)));
         if (put_line(f, l, line) < 0)

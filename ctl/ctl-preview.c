@@ -14,23 +14,6 @@
 #include "ctl-preview.h"
 #include "ctl-util.h"
 
-/* Returns 0 and replaces *dst with a copy of src, or -ENOMEM. */
-static int copy(char **dst, const char *src) {
-        free(*dst);
-        *dst = strdup(src);
-        return *dst ? 0 : -ENOMEM;
-}
-
-static void *grow(void **array, size_t n, size_t size) {
-        char *a = realloc(*array, (n + 1) * size);
-
-        if (!a)
-                return NULL;
-        memset(a + n * size, 0, size);
-        *array = a;
-        return a + n * size;
-}
-
 static int read_cpu(sd_bus_message *m, void *userdata) {
         CtlPreview *p = userdata;
         const char *profile, *cap_reason, *floor_reason, *reason;
@@ -43,13 +26,12 @@ static int read_cpu(sd_bus_message *m, void *userdata) {
                                 &polls_only, &burn, &reason);
         if (r < 0)
                 return r;
-        c = grow((void **) &p->cpus, p->n_cpus, sizeof(*c));
+        c = ctl_array_append((void **) &p->cpus, &p->n_cpus, sizeof(*c));
         if (!c)
                 return -ENOMEM;
-        p->n_cpus++;
         *c = (CtlPreviewCpu) { .index = index, .cap = cap, .floor = floor, .polls_only = polls_only, .burn = burn };
-        if (copy(&c->profile, profile) < 0 || copy(&c->cap_reason, cap_reason) < 0 ||
-            copy(&c->floor_reason, floor_reason) < 0 || copy(&c->reason, reason) < 0)
+        if (ctl_strdup_replace(&c->profile, profile) < 0 || ctl_strdup_replace(&c->cap_reason, cap_reason) < 0 ||
+            ctl_strdup_replace(&c->floor_reason, floor_reason) < 0 || ctl_strdup_replace(&c->reason, reason) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -62,11 +44,13 @@ static int read_knob(sd_bus_message *m, void *userdata) {
 
         if (r < 0)
                 return r;
-        k = grow((void **) &p->knobs, p->n_knobs, sizeof(*k));
+        k = ctl_array_append((void **) &p->knobs, &p->n_knobs, sizeof(*k));
         if (!k)
                 return -ENOMEM;
-        p->n_knobs++;
-        return copy(&k->path, path) < 0 || copy(&k->now, now) < 0 || copy(&k->then, then) < 0 ? -ENOMEM : 0;
+        if (ctl_strdup_replace(&k->path, path) < 0 || ctl_strdup_replace(&k->now, now) < 0 ||
+            ctl_strdup_replace(&k->then, then) < 0)
+                return -ENOMEM;
+        return 0;
 }
 
 static int read_reply(sd_bus_message *m, CtlPreview *p) {
@@ -79,7 +63,9 @@ static int read_reply(sd_bus_message *m, CtlPreview *p) {
                 r = sd_bus_message_read(m, "sstu", &governor, &poll_mode, &p->poll_window_nsec, &p->consolidation);
         if (r < 0)
                 return r;
-        return copy(&p->governor, governor) < 0 || copy(&p->poll_mode, poll_mode) < 0 ? -ENOMEM : 0;
+        if (ctl_strdup_replace(&p->governor, governor) < 0 || ctl_strdup_replace(&p->poll_mode, poll_mode) < 0)
+                return -ENOMEM;
+        return 0;
 }
 
 int ctl_fetch_preview(Ctl *c, const char *name, bool quiet, CtlPreview *ret) {
@@ -95,7 +81,7 @@ int ctl_fetch_preview(Ctl *c, const char *name, bool quiet, CtlPreview *ret) {
         if (r < 0)
                 return r;
         *ret = CTL_PREVIEW_NULL;
-        r = copy(&ret->profile, name);
+        r = ctl_strdup_replace(&ret->profile, name);
         if (r >= 0)
                 r = read_reply(reply, ret);
         if (r < 0) {

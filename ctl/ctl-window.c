@@ -58,8 +58,9 @@ static double mean(double sum, unsigned n) {
         return n > 0 ? sum / n : -1;
 }
 
+/* A share as the daemon's Rates give it: 0 when the whole is 0. */
 static double pct(uint64_t part, uint64_t whole) {
-        return whole > 0 ? 100.0 * (double) part / (double) whole : 0;
+        return whole > 0 ? ctl_pct(part, whole) : 0;
 }
 
 static const CtlState *state_in(const CtlCpu *cpu, const CtlState *st) {
