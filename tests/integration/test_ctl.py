@@ -169,6 +169,8 @@ class Ctl(C.ConsolidationMixin, T.IdlePolicyTestCase):
             (['resume-latency', '5', '--cpu', '2'], 'CPUOffline', 'CPU 2 is offline; CPUs online: 0-1'),
             (['pin', f'pid:{child.pid}', '--cpus', '9', '--profile', 'latency'], 'UnknownCPU',
              'CPU 9 is not present (CPUs present: 0-2)'),
+            (['pin', f'pid:{child.pid}', '--cpus', '1-2', '--profile', 'latency'], 'CPUOffline',
+             'CPU 2 is offline (CPUs online: 0-1)'),
         ]
         for argv, error, message in cases:
             with self.subTest(argv=argv):
