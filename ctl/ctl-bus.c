@@ -5,28 +5,66 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl-bus.h"
 #include "ctl-json.h"
 #include "ctl-util.h"
 
+/* Where scripts/run-here keeps its private bus and the env file for a shell. */
+#define RUN_HERE_DIR_DEFAULT "/run/idlepolicyd-here"
+
+void ctl_bus_run_here_hint(char *buf, size_t size) {
+        const char *dir = getenv("RUN_HERE_DIR"), *address = getenv("DBUS_SYSTEM_BUS_ADDRESS");
+        char env[512], socket[512];
+
+        if (!dir || !dir[0])
+                dir = RUN_HERE_DIR_DEFAULT;
+        snprintf(env, sizeof(env), "%s/env", dir);
+        snprintf(socket, sizeof(socket), "%s/system_bus_socket", dir);
+        if (access(env, F_OK) == 0 && !(address && strstr(address, socket)))
+                snprintf(buf, size, "scripts/run-here started one: '. %s' in this shell puts idlepolicyctl on "
+                         "PATH and sets the bus it is on", env);
+        else
+                snprintf(buf, size, "start it with 'systemctl start idlepolicyd', or from a checkout "
+                         "'sudo ./scripts/run-here'");
+}
+
 int ctl_bus_open(Ctl *c) {
         const char *address;
-        char message[512];
+        char message[1024], hint[512];
         int r;
 
         if (c->bus)
                 return 0;
         r = sd_bus_open_system(&c->bus);
-        if (r >= 0)
-                return 0;
+        if (r >= 0 || c->quiet)
+                return r < 0 ? r : 0;
         address = getenv("DBUS_SYSTEM_BUS_ADDRESS");
-        snprintf(message, sizeof(message), "cannot connect to the system bus (%s): %s",
-                 address ? address : "unix:path=/run/dbus/system_bus_socket", strerror(-r));
+        ctl_bus_run_here_hint(hint, sizeof(hint));
+        snprintf(message, sizeof(message), "cannot connect to the system bus (%s): %s; so no idlepolicyd either: %s",
+                 address ? address : "unix:path=/run/dbus/system_bus_socket", strerror(-r), hint);
         fprintf(stderr, "idlepolicyctl: %s\n", message);
         if (c->json)
                 (void) ctl_json_print_error(NULL, message);
         return r;
+}
+
+/* Prints the failed call's error with the hint c->error_hint gives;
+ * nothing while c->quiet (the hint's own calls among them).  Returns r. */
+static int print_failure(Ctl *c, const sd_bus_error *error, int r, const CtlErrorContext *ctx) {
+        CtlErrorContext with = *ctx;
+        char hint[512] = "";
+
+        if (c->quiet)
+                return r;
+        if (c->error_hint) {
+                c->quiet = true;
+                c->error_hint(c, error, ctx, hint, sizeof(hint));
+                c->quiet = false;
+                with.hint = hint;
+        }
+        return ctl_error_print(error, r, &with, c->json);
 }
 
 /* Calls member on path/iface with the arguments of ap.  Returns 0 with
@@ -49,7 +87,7 @@ static int ctl_bus_callv(Ctl *c, const CtlErrorContext *ctx, const char *path, c
                 return ctl_error_print(NULL, r, ctx, c->json);
         r = sd_bus_call(c->bus, m, 0, &error, &reply);
         if (r < 0)
-                return ctl_error_print(&error, r, ctx, c->json);
+                return print_failure(c, &error, r, ctx);
         if (ret_reply)
                 *ret_reply = TAKE_PTR(reply);
         return 0;
@@ -156,12 +194,12 @@ static int get_all(Ctl *c, const CtlErrorContext *ctx, const char *path, const c
                                     sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_INTERFACE)))
                 return -ENOENT;
         if (r < 0)
-                return ctl_error_print(&error, r, ctx, c->json);
+                return print_failure(c, &error, r, ctx);
         r = ctl_bus_read_array(reply, 'e', "sv", read_property, &(PropTarget) { map, base });
         if (r < 0) {
                 CtlErrorContext bad = *ctx;
                 bad.action = "parse the daemon's reply";
-                return ctl_error_print(NULL, r, &bad, c->json);
+                return c->quiet ? r : ctl_error_print(NULL, r, &bad, c->json);
         }
         return 0;
 }

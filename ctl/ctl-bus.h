@@ -24,6 +24,11 @@
  * not yet connected.  Prints the failure.  Returns 0 or a negative errno. */
 int ctl_bus_open(Ctl *c);
 
+/* How to get a daemon to talk to, into buf: '. /run/idlepolicyd-here/env'
+ * when scripts/run-here left one ($RUN_HERE_DIR/env) and its private bus is
+ * not the one in use, else how to start one. */
+void ctl_bus_run_here_hint(char *buf, size_t size);
+
 /* Calls method member on the Manager with arguments types/... (as for
  * sd_bus_message_append), allowing interactive authorisation unless
  * --no-ask-password.  On failure prints the error explained with ctx and

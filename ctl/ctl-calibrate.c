@@ -185,9 +185,12 @@ static int show_calibration(Ctl *c, const CtlStatus *s) {
 
         if (c->json)
                 return ctl_json_print_calibration(s) < 0 ? CTL_EXIT_FAILURE : CTL_EXIT_OK;
-        printf(CAL_ROW, "CPU", "STATE", "ADVERTISED", "MEASURED", "P99", "ENTRY", "RESIDENCY", "VERDICT");
+        printf(CAL_ROW, "CPU", "STATE", "ADVERTISED", "MEASURED*", "P99*", "ENTRY", "RESIDENCY", "VERDICT");
         for (size_t i = 0; i < s->n_cpus; i++)
                 any |= print_cpu(&s->cpus[i]);
+        printf("\n* over polling (the baseline): MEASURED is the median wakeup latency with only this state\n"
+               "allowed minus polling's median; P99 its 99th percentile minus polling's 99th percentile, 0 when\n"
+               "below it.\n");
         if (any)
                 printf("\nMIS-DESCRIBED: the measured wakeup costs over 4 x the advertised exit latency + 10us;\n"
                        "the policy uses the measured cost for it.\n");

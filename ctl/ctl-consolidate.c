@@ -14,16 +14,20 @@
 void ctl_consolidation_print(const CtlConsolidation *c) {
         if (!c->known)
                 return;
+        bool background = c->n_targets > 0;
+
         printf(LABEL "level %u (%s)", "Consolidate:", c->level, c->source ? c->source : "?");
+        /* A daemon that packs nothing still chose a set (before it turned
+         * itself off without a background): say so, not "background on". */
         if (c->active)
-                printf(", background on CPUs %s, freed %s", c->set ? c->set : "?",
-                       c->freed && c->freed[0] ? c->freed : "none");
+                printf(background ? ", background on CPUs %s, freed %s" : ", set CPUs %s, freed %s, nothing confined",
+                       c->set ? c->set : "?", c->freed && c->freed[0] ? c->freed : "none");
         printf("\n");
         if (c->machine_util >= 0)
                 printf(LABEL "machine %.0f%% busy, background at most %.2f CPUs\n", "", c->machine_util * 100.0,
                        c->background);
         printf(LABEL "%s\n", "", c->reason ? c->reason : "?");
-        if (c->level > 0 && c->n_targets == 0)
+        if (c->level > 0 && !background && !(c->reason && strstr(c->reason, "no background configured")))
                 printf(LABEL "no background configured: nothing is confined (set consolidation_background in "
                        "idlepolicyd.conf(5))\n", "");
         for (size_t i = 0; i < c->n_targets; i++)

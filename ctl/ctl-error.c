@@ -41,10 +41,8 @@ static const ErrorMeaning meanings[] = {
         { IDLEPOLICY_ERROR_PREFIX "NoSuchHold", "no such hold: %M", NULL },
         { IDLEPOLICY_ERROR_PREFIX "AccessDenied",
           "not authorised to %A (run as root, or authenticate through polkit): %M", NULL },
-        { SD_BUS_ERROR_SERVICE_UNKNOWN,
-          "idlepolicyd is not running (start it with 'systemctl start idlepolicyd')", NULL },
-        { SD_BUS_ERROR_NAME_HAS_NO_OWNER,
-          "idlepolicyd is not running (start it with 'systemctl start idlepolicyd')", NULL },
+        { SD_BUS_ERROR_SERVICE_UNKNOWN, "idlepolicyd is not running on this bus", NULL },
+        { SD_BUS_ERROR_NAME_HAS_NO_OWNER, "idlepolicyd is not running on this bus", NULL },
         { "org.freedesktop.systemd1.NoSuchUnit",
           "idlepolicyd is not installed as a service (idlepolicyd.service missing)", NULL },
         { "org.freedesktop.systemd1.*",
@@ -151,6 +149,10 @@ int ctl_error_print(const sd_bus_error *e, int r, const CtlErrorContext *ctx, bo
 
         if (e && sd_bus_error_is_set(e)) {
                 ctl_error_explain(e, ctx, buf, sizeof(buf));
+                if (ctx->hint && ctx->hint[0]) {
+                        size_t len = strlen(buf);
+                        snprintf(buf + len, sizeof(buf) - len, "; %s", ctx->hint);
+                }
                 fprintf(stderr, "idlepolicyctl: %s (%s)\n", buf, e->name);
         } else {
                 snprintf(buf, sizeof(buf), "failed to %s: %s",

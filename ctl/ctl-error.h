@@ -24,6 +24,7 @@ typedef struct CtlErrorContext {
         const char *governor;    /* or NULL */
         const char *latency;     /* as the user wrote it, or NULL */
         const char *profile;     /* or NULL */
+        const char *hint;        /* what exists instead ("its states: POLL, C1"), appended; or NULL */
 } CtlErrorContext;
 
 #define CTL_ERROR_CONTEXT(a) ((CtlErrorContext) { .action = (a), .cpu = CTL_CPU_NONE })
@@ -32,7 +33,7 @@ typedef struct CtlErrorContext {
  * without the error name.  Returns buf. */
 char *ctl_error_explain(const sd_bus_error *e, const CtlErrorContext *ctx, char *buf, size_t size);
 
-/* Prints "idlepolicyctl: <explanation> (<error name>)" to stderr, or for a
+/* Prints "idlepolicyctl: <explanation>[; <hint>] (<error name>)" to stderr, or for a
  * bare errno (e not set) "idlepolicyctl: failed to <action>: <strerror>".
  * With json, also prints {"error": {...}} to stdout.  Returns r. */
 int ctl_error_print(const sd_bus_error *e, int r, const CtlErrorContext *ctx, bool json);

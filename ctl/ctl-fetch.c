@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ctl-bus.h"
+#include "ctl-hint.h"
 #include "ctl-model.h"
 #include "ctl-util.h"
 #include "fileio.h"
@@ -102,29 +103,6 @@ void ctl_status_done(CtlStatus *s) {
         *s = CTL_STATUS_NULL;
 }
 
-/* Grows *array (of *n elements of size bytes) by one zeroed element.
- * Returns the new element, or NULL on -ENOMEM. */
-static void *array_append(void **array, size_t *n, size_t size) {
-        char *a = realloc(*array, (*n + 1) * size);
-
-        if (!a)
-                return NULL;
-        memset(a + *n * size, 0, size);
-        *array = a;
-        return a + (*n)++ * size;
-}
-
-/* Returns 0 and replaces *dst with a copy of src, or -ENOMEM. */
-static int strdup_replace(char **dst, const char *src) {
-        char *copy = strdup(src);
-
-        if (!copy)
-                return -ENOMEM;
-        free(*dst);
-        *dst = copy;
-        return 0;
-}
-
 static int read_haltpoll_item(sd_bus_message *m, void *userdata) {
         CtlStatus *s = userdata;
         const char *name;
@@ -135,7 +113,7 @@ static int read_haltpoll_item(sd_bus_message *m, void *userdata) {
         r = sd_bus_message_read(m, "st", &name, &value);
         if (r < 0)
                 return r;
-        p = array_append((void **) &s->haltpoll, &s->n_haltpoll, sizeof(*p));
+        p = ctl_array_append((void **) &s->haltpoll, &s->n_haltpoll, sizeof(*p));
         if (!p || !(p->name = strdup(name)))
                 return -ENOMEM;
         p->value = value;
@@ -156,7 +134,7 @@ static int read_changed_item(sd_bus_message *m, void *userdata) {
         r = sd_bus_message_read(m, "ss", &path, &original);
         if (r < 0)
                 return r;
-        ch = array_append((void **) &s->changed, &s->n_changed, sizeof(*ch));
+        ch = ctl_array_append((void **) &s->changed, &s->n_changed, sizeof(*ch));
         if (!ch || !(ch->path = strdup(path)) || !(ch->original = strdup(original)))
                 return -ENOMEM;
         return 0;
@@ -177,13 +155,13 @@ static int read_hold_item(sd_bus_message *m, void *userdata) {
         r = sd_bus_message_read(m, "usssss", &cookie, &profile, &cpus, &reason, &app_id, &owner);
         if (r < 0)
                 return r;
-        h = array_append((void **) &s->holds, &s->n_holds, sizeof(*h));
+        h = ctl_array_append((void **) &s->holds, &s->n_holds, sizeof(*h));
         if (!h)
                 return -ENOMEM;
         h->cookie = cookie;
-        if (strdup_replace(&h->profile, profile) < 0 || strdup_replace(&h->cpus, cpus) < 0 ||
-            strdup_replace(&h->reason, reason) < 0 || strdup_replace(&h->app_id, app_id) < 0 ||
-            strdup_replace(&h->owner, owner) < 0)
+        if (ctl_strdup_replace(&h->profile, profile) < 0 || ctl_strdup_replace(&h->cpus, cpus) < 0 ||
+            ctl_strdup_replace(&h->reason, reason) < 0 || ctl_strdup_replace(&h->app_id, app_id) < 0 ||
+            ctl_strdup_replace(&h->owner, owner) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -201,8 +179,8 @@ static int read_target_item(sd_bus_message *m, void *userdata) {
 
         if (r < 0)
                 return r;
-        t = array_append((void **) &c->targets, &c->n_targets, sizeof(*t));
-        if (!t || strdup_replace(&t->name, name) < 0 || strdup_replace(&t->state, state) < 0)
+        t = ctl_array_append((void **) &c->targets, &c->n_targets, sizeof(*t));
+        if (!t || ctl_strdup_replace(&t->name, name) < 0 || ctl_strdup_replace(&t->state, state) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -221,8 +199,8 @@ static int parse_consolidation(sd_bus_message *m, void *field) {
                 return r;
         c->active = active;
         c->known = true;
-        if (strdup_replace(&c->source, source) < 0 || strdup_replace(&c->set, set) < 0 ||
-            strdup_replace(&c->freed, freed) < 0 || strdup_replace(&c->reason, reason) < 0)
+        if (ctl_strdup_replace(&c->source, source) < 0 || ctl_strdup_replace(&c->set, set) < 0 ||
+            ctl_strdup_replace(&c->freed, freed) < 0 || ctl_strdup_replace(&c->reason, reason) < 0)
                 return -ENOMEM;
         r = ctl_bus_read_array(m, 'r', "ss", read_target_item, c);
         if (r >= 0)
@@ -247,8 +225,8 @@ static int read_latency_holder(sd_bus_message *m, void *userdata) {
 
         if (r < 0)
                 return r;
-        h = array_append((void **) &l->holders, &l->n_holders, sizeof(*h));
-        if (!h || strdup_replace(&h->comm, comm) < 0)
+        h = ctl_array_append((void **) &l->holders, &l->n_holders, sizeof(*h));
+        if (!h || ctl_strdup_replace(&h->comm, comm) < 0)
                 return -ENOMEM;
         h->pid = pid;
         return 0;
@@ -269,7 +247,9 @@ static int parse_power_profiles(sd_bus_message *m, void *field) {
                 return r;
         p->known = true;
         p->follow = follow;
-        return strdup_replace(&p->bus_name, name) < 0 || strdup_replace(&p->profile, profile) < 0 ? -ENOMEM : 0;
+        if (ctl_strdup_replace(&p->bus_name, name) < 0 || ctl_strdup_replace(&p->profile, profile) < 0)
+                return -ENOMEM;
+        return 0;
 }
 
 /* The map's offset 0 entries (HaltPoll, Changed; States, Counters, Rates
@@ -318,7 +298,7 @@ static CtlState *cpu_state_get(CtlCpu *cpu, uint32_t index) {
         for (size_t i = 0; i < cpu->n_states; i++)
                 if (cpu->states[i].index == index)
                         return &cpu->states[i];
-        st = array_append((void **) &cpu->states, &cpu->n_states, sizeof(*st));
+        st = ctl_array_append((void **) &cpu->states, &cpu->n_states, sizeof(*st));
         if (st)
                 st->index = index;
         return st;
@@ -336,7 +316,7 @@ static int read_state_item(sd_bus_message *m, void *userdata) {
         if (r < 0)
                 return r;
         st = cpu_state_get(userdata, index);
-        if (!st || strdup_replace(&st->name, name) < 0 || strdup_replace(&st->desc, desc) < 0)
+        if (!st || ctl_strdup_replace(&st->name, name) < 0 || ctl_strdup_replace(&st->desc, desc) < 0)
                 return -ENOMEM;
         st->latency_us = latency;
         st->residency_us = residency;
@@ -564,7 +544,7 @@ static int cpu_compare(const void *a, const void *b) {
  * or a negative errno (printed). */
 static int fetch_cpu(Ctl *c, CtlStatus *s, const char *path) {
         CtlErrorContext ctx = CTL_ERROR_CONTEXT("read a CPU's properties");
-        CtlCpu *cpu = array_append((void **) &s->cpus, &s->n_cpus, sizeof(*cpu));
+        CtlCpu *cpu = ctl_array_append((void **) &s->cpus, &s->n_cpus, sizeof(*cpu));
         int r;
 
         if (!cpu)
@@ -633,7 +613,7 @@ static int pin_compare(const void *a, const void *b) {
  * meanwhile is left out.  Returns 0 or a negative errno (printed). */
 static int fetch_pin(Ctl *c, CtlStatus *s, const char *path) {
         CtlErrorContext ctx = CTL_ERROR_CONTEXT("read a pin's properties");
-        CtlPin *p = array_append((void **) &s->pins, &s->n_pins, sizeof(*p));
+        CtlPin *p = ctl_array_append((void **) &s->pins, &s->n_pins, sizeof(*p));
         const char *slash = strrchr(path, '/');
         int r;
 
@@ -665,4 +645,19 @@ int ctl_fetch_all(Ctl *c, CtlStatus *s) {
         int r = ctl_fetch_manager(c, s);
 
         return r < 0 ? r : ctl_fetch_cpus(c, s);
+}
+
+void ctl_hint_from_daemon(Ctl *c, const sd_bus_error *e, const CtlErrorContext *ctx, char *buf, size_t size) {
+        _cleanup_(ctl_status_done) CtlStatus s = CTL_STATUS_NULL;
+
+        buf[0] = '\0';
+        if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
+                ctl_bus_run_here_hint(buf, size);
+                return;
+        }
+        if (!sd_bus_error_has_names(e, IDLEPOLICY_ERROR_PREFIX "UnknownState", IDLEPOLICY_ERROR_PREFIX "UnknownCPU",
+                                    IDLEPOLICY_ERROR_PREFIX "CPUOffline"))
+                return;
+        if (ctl_fetch_all(c, &s) >= 0)
+                ctl_hint_format(e, ctx, &s, buf, size);
 }

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl-format.h"
@@ -34,6 +35,35 @@ int ctl_parse_cpus(const char *s, bool *ret_all, CpuSet *ret, ErrorInfo *e) {
         return 0;
 }
 
+int ctl_parse_duration(const char *s, uint64_t *ret_usec) {
+        static const struct {
+                const char *suffix;
+                double usec;
+        } units[] = { { "us", 1 }, { "ms", 1e3 }, { "s", 1e6 }, { "min", 60e6 }, { "h", 3600e6 }, { "", 1e6 } };
+        char *end;
+        double v;
+
+        if (!s || !(s[0] >= '0' && s[0] <= '9'))
+                return -EINVAL;
+        errno = 0;
+        v = strtod(s, &end);
+        if (errno != 0 || !isfinite(v))
+                return -EINVAL;
+        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+                double usec = v * units[i].usec;
+
+                if (strcmp(end, units[i].suffix) != 0)
+                        continue;
+                if (usec < 1)
+                        return -EINVAL;
+                if (usec > 86400e6)
+                        return -ERANGE;
+                *ret_usec = (uint64_t) (usec + 0.5);
+                return 0;
+        }
+        return -EINVAL;
+}
+
 int ctl_parse_state_action(const char *s, bool *ret_disable) {
         if (strcmp(s, "enable") == 0)
                 *ret_disable = false;
@@ -42,6 +72,10 @@ int ctl_parse_state_action(const char *s, bool *ret_disable) {
         else
                 return -EINVAL;
         return 0;
+}
+
+double ctl_pct(uint64_t part, uint64_t whole) {
+        return whole > 0 ? 100.0 * (double) part / (double) whole : -1;
 }
 
 bool ctl_value_known(double value) {
@@ -77,6 +111,16 @@ const char *ctl_format_usec(uint64_t usec, char *buf, size_t size) {
                 format_scaled(usec, 1000ULL, "ms", buf, size);
         else
                 snprintf(buf, size, "%" PRIu64 "us", usec);
+        return buf;
+}
+
+const char *ctl_format_total(uint64_t usec, char *buf, size_t size) {
+        if (usec >= 3600 * 1000000ULL)
+                format_scaled(usec, 3600 * 1000000ULL, "h", buf, size);
+        else if (usec >= 60 * 1000000ULL)
+                format_scaled(usec, 60 * 1000000ULL, "min", buf, size);
+        else
+                ctl_format_usec(usec, buf, size);
         return buf;
 }
 

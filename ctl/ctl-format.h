@@ -21,6 +21,12 @@ int ctl_parse_latency(const char *s, uint32_t *ret);
  * -EINVAL/-ERANGE with e explaining; outputs untouched on failure. */
 int ctl_parse_cpus(const char *s, bool *ret_all, CpuSet *ret, ErrorInfo *e);
 
+/* Parses a duration as typed for --interval: a number with the unit us,
+ * ms, s, min or h ("10s", "1.5s", "500ms"); a bare number is seconds.
+ * Returns 0, or -EINVAL (not a duration, or 0) / -ERANGE (above a day);
+ * *ret_usec untouched on failure. */
+int ctl_parse_duration(const char *s, uint64_t *ret_usec);
+
 /* Parses "enable"/"disable".  Returns 0 and sets *ret_disable, or -EINVAL. */
 int ctl_parse_state_action(const char *s, bool *ret_disable);
 
@@ -40,10 +46,15 @@ const char *ctl_format_pids(const uint32_t *pids, size_t n, char *buf, size_t si
 const char *ctl_format_latency(uint32_t usec, char *buf, size_t size);
 /* A duration: "250us", "10ms", "1.5s", "2min". */
 const char *ctl_format_usec(uint64_t usec, char *buf, size_t size);
+/* A long total, as a counter sums up: "250us", "1.5s", "12.5min", "3.2h". */
+const char *ctl_format_total(uint64_t usec, char *buf, size_t size);
 /* "12.3%" (with precision one decimal), or "-" when value < 0 or not finite. */
 const char *ctl_format_percent(double value, char *buf, size_t size);
 /* "250.0" per second, or "-" when value < 0 or not finite. */
 const char *ctl_format_rate(double value, char *buf, size_t size);
+
+/* 100 * part / whole, or -1 (unknown) when whole is 0. */
+double ctl_pct(uint64_t part, uint64_t whole);
 
 /* true if value is a real measurement (finite and >= 0). */
 bool ctl_value_known(double value);

@@ -247,6 +247,13 @@ static json_t *power_profiles_to_json(const CtlPowerProfiles *p) {
         return json_pack("{s:b, s:s?, s:s?}", "follow", p->follow, "bus_name", p->bus_name, "profile", p->profile);
 }
 
+/* What the CPUs' rates cover: null for the last tick, else the window. */
+static json_t *window_to_json(const CtlStatus *s) {
+        if (s->window_usec == 0)
+                return json_null();
+        return json_pack("{s:I, s:I}", "usec", (json_int_t) s->window_usec, "ticks", (json_int_t) s->window_ticks);
+}
+
 static json_t *status_to_json(const CtlStatus *s) {
         json_t *j = json_pack(
                 "{s:s?, s:s?, s:s?, s:o, s:s?, s:I, s:o, s:o, s:o}",
@@ -267,6 +274,8 @@ static json_t *status_to_json(const CtlStatus *s) {
         if (j && s->power_profiles.known &&
             json_object_set_new(j, "power_profiles", power_profiles_to_json(&s->power_profiles)) < 0)
                 j = (json_decref(j), NULL);
+        if (j && json_object_set_new(j, "window", window_to_json(s)) < 0)
+                j = (json_decref(j), NULL);
         return j;
 }
 
@@ -285,9 +294,57 @@ static json_t *with_previous(json_t *j, const char *previous) {
         return j;
 }
 
-int ctl_json_print_profiles(const CtlStatus *s, const char *previous) {
-        return print_and_drop(with_previous(json_pack("{s:s?, s:o}", "active_profile", s->active_profile,
-                                                      "profiles", strv_to_json(s->profiles)), previous));
+int ctl_json_print_profiles(const CtlStatus *s, const char *previous, const char *warning) {
+        json_t *j = with_previous(json_pack("{s:s?, s:o}", "active_profile", s->active_profile,
+                                            "profiles", strv_to_json(s->profiles)), previous);
+
+        if (j && warning && json_object_set_new(j, "warning", json_string(warning)) < 0)
+                j = (json_decref(j), NULL);
+        return print_and_drop(j);
+}
+
+/* The plan in force on the CPU now, or null. */
+static json_t *preview_now(const CtlCpu *now) {
+        if (!now || !now->cap_reason)
+                return json_null();
+        return json_pack("{s:I, s:I, s:s?, s:s?}", "cap", (json_int_t) now->cap, "floor", (json_int_t) now->floor,
+                         "cap_reason", now->cap_reason, "floor_reason", now->floor_reason);
+}
+
+static json_t *preview_cpu(const CtlStatus *s, const CtlPreviewCpu *x) {
+        const CtlCpu *now = ctl_status_cpu(s, x->index);
+
+        return json_pack("{s:I, s:s?, s:I, s:s, s:s?, s:I, s:s, s:s?, s:b, s:o, s:s?, s:o}",
+                         "index", (json_int_t) x->index,
+                         "profile", x->profile, "cap", (json_int_t) x->cap,
+                         "cap_state", now ? ctl_state_name(now, x->cap) : "?", "cap_reason", x->cap_reason,
+                         "floor", (json_int_t) x->floor, "floor_state", now ? ctl_state_name(now, x->floor) : "?",
+                         "floor_reason", x->floor_reason, "polls_only", x->polls_only,
+                         "burn_cpus", measurement(x->burn),
+                         "reason", x->reason, "now", preview_now(now));
+}
+
+int ctl_json_print_preview(const CtlStatus *s, const CtlPreview *p) {
+        json_t *cpus = json_array(), *knobs = json_array();
+        char warning[1024];
+
+        for (size_t i = 0; cpus && i < p->n_cpus; i++)
+                if (json_array_append_new(cpus, preview_cpu(s, &p->cpus[i])) < 0)
+                        cpus = (json_decref(cpus), NULL);
+        for (size_t i = 0; knobs && i < p->n_knobs; i++)
+                if (json_array_append_new(knobs, json_pack("{s:s, s:s, s:s}", "path", p->knobs[i].path, "now",
+                                                           p->knobs[i].now, "then", p->knobs[i].then)) < 0)
+                        knobs = (json_decref(knobs), NULL);
+        return print_and_drop(json_pack("{s:s, s:s?, s:s?, s:o, s:o, s:s, s:s, s:I, s:I, s:f, s:b, s:s?}",
+                                        "profile", p->profile, "active_profile", s->active_profile, "mode", s->mode,
+                                        "cpus", cpus, "knobs", knobs,
+                                        "governor", p->governor, "poll_mode", p->poll_mode,
+                                        "poll_window_ns", (json_int_t) p->poll_window_nsec,
+                                        "consolidation", (json_int_t) p->consolidation,
+                                        "burn_cpus", ctl_preview_burn(p),
+                                        "polls_every_cpu", ctl_preview_polls_every_cpu(p),
+                                        "warning",
+                                        ctl_preview_warning(p, warning, sizeof(warning))[0] ? warning : NULL));
 }
 
 int ctl_json_print_mode(const CtlStatus *s, const char *previous) {
@@ -349,6 +406,48 @@ int ctl_json_print_resume_latency(uint32_t usec, const char *cpus) {
 int ctl_json_print_restored(const CtlStatus *before) {
         return print_and_drop(json_pack("{s:o}", "restored",
                                         array_to_json(before, before->n_changed, change_item)));
+}
+
+static json_t *idle_info_state(const CtlState *st, uint64_t idle_us) {
+        return json_pack("{s:I, s:s?, s:s?, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
+                         "index", (json_int_t) st->index, "name", st->name, "desc", st->desc,
+                         "latency_us", (json_int_t) st->latency_us, "residency_us", (json_int_t) st->residency_us,
+                         "disabled", st->disabled, "usage", (json_int_t) st->usage, "time_us", (json_int_t) st->time_us,
+                         "above", (json_int_t) st->above, "below", (json_int_t) st->below,
+                         "rejected", (json_int_t) st->rejected,
+                         "idle_time_share_pct", measurement(ctl_pct(st->time_us, idle_us)),
+                         "too_deep_pct", measurement(ctl_pct(st->above, st->usage)),
+                         "too_shallow_pct", measurement(ctl_pct(st->below, st->usage)));
+}
+
+static json_t *idle_info_cpu(const CtlCpu *cpu) {
+        uint64_t entries = 0, idle_us = 0;
+        json_t *states = json_array();
+
+        for (size_t k = 0; k < cpu->n_states; k++) {
+                entries += cpu->states[k].usage;
+                idle_us += cpu->states[k].time_us;
+        }
+        for (size_t k = 0; states && k < cpu->n_states; k++)
+                if (json_array_append_new(states, idle_info_state(&cpu->states[k], idle_us)) < 0)
+                        states = (json_decref(states), NULL);
+        return json_pack("{s:I, s:b, s:I, s:I, s:o}", "index", (json_int_t) cpu->index, "online", cpu->online,
+                         "idle_entries", (json_int_t) entries, "idle_time_us", (json_int_t) idle_us, "states", states);
+}
+
+int ctl_json_print_idle_info(const CtlStatus *s, const CpuSet *only) {
+        json_t *cpus = json_array();
+
+        for (size_t i = 0; cpus && i < s->n_cpus; i++) {
+                const CtlCpu *cpu = &s->cpus[i];
+
+                if (only ? !cpuset_contains(only, cpu->index) : !cpu->online)
+                        continue;
+                if (json_array_append_new(cpus, idle_info_cpu(cpu)) < 0)
+                        cpus = (json_decref(cpus), NULL);
+        }
+        return print_and_drop(json_pack("{s:s?, s:s?, s:o}", "driver", s->driver, "governor", s->governor,
+                                        "cpus", cpus));
 }
 
 static json_t *pid_item(const void *base, size_t i) {

@@ -27,8 +27,16 @@ int ctl_json_print_latency_limit(const CtlStatus *s, uint32_t usec, const CpuSet
 int ctl_json_print_restored(const CtlStatus *before);
 /* status's object on one line (monitor --json, one per tick). */
 int ctl_json_print_monitor_line(const CtlStatus *s);
-/* {"active_profile": ..., "profiles": [...]}, plus "previous" when set. */
-int ctl_json_print_profiles(const CtlStatus *s, const char *previous);
+/* {"active_profile": ..., "profiles": [...]}, plus "previous" and "warning"
+ * when set. */
+int ctl_json_print_profiles(const CtlStatus *s, const char *previous, const char *warning);
+/* profile NAME --dry-run: {"profile", "active_profile", "mode", "cpus": [{"index",
+ * "profile", "cap", "cap_state", "cap_reason", "floor", "floor_state",
+ * "floor_reason", "polls_only", "burn_cpus", "reason", "now": {"cap", "floor",
+ * "cap_reason", "floor_reason"} or null}], "knobs": [{"path", "now", "then"}],
+ * "governor", "poll_mode", "poll_window_ns", "consolidation", "burn_cpus",
+ * "polls_every_cpu", "warning"}; s is the daemon now. */
+int ctl_json_print_preview(const CtlStatus *s, const CtlPreview *p);
 /* {"mode": ...}, plus "previous" when set. */
 int ctl_json_print_mode(const CtlStatus *s, const char *previous);
 /* "consolidate": the level, set, measurements, reason, background, IRQs
@@ -41,6 +49,13 @@ int ctl_json_print_calibration(const CtlStatus *s);
  * "weights": [[W[s][j]...]...], "kernel_weights_error": "..." (kernel only),
  * "one": 1024}; kernel: the wteo governor's matrix (companion mode). */
 int ctl_json_print_weights(const CtlCpu *cpu, bool kernel);
+/* idle-info: {"driver", "governor", "cpus": [{"index", "online", "idle_entries",
+ * "idle_time_us", "states": [{"index", "name", "desc", "latency_us",
+ * "residency_us", "disabled", "usage", "time_us", "above", "below",
+ * "rejected", "idle_time_share_pct", "too_deep_pct", "too_shallow_pct"}]}]}
+ * for the CPUs in only (NULL: every online CPU); shares null when their
+ * whole is 0. */
+int ctl_json_print_idle_info(const CtlStatus *s, const CpuSet *only);
 /* {"pins": [{"id", "path", "target", "cpus", "profile", "state", "pids",
  * "created_usec", "reason", "owner_uid"}], "holds": [{"cookie", "profile",
  * "cpus", "reason", "app_id", "owner"}]}. */

@@ -167,9 +167,54 @@ typedef struct CtlStatus {
         CtlConsolidation consolidation;
         CtlLatencyRequest latency_request;
         CtlPowerProfiles power_profiles;
+        /* status --interval: the window the CPUs' rates cover (ctl-window.h);
+         * 0: the daemon's last tick. */
+        uint64_t window_usec;
+        unsigned window_ticks;       /* the ticks whose utilisation and wakeups were averaged */
 } CtlStatus;
 
 #define CTL_STATUS_NULL ((CtlStatus) {})
+
+/* One CPU of PreviewProfile: the plan a profile would put in force. */
+typedef struct CtlPreviewCpu {
+        uint32_t index;
+        char *profile;               /* in force there after the switch */
+        uint32_t cap, floor;
+        char *cap_reason, *floor_reason, *reason;
+        bool polls_only;             /* its cap is a polling state */
+        double burn;                 /* CPUs its polling may take at the last tick's load; < 0 unknown */
+} CtlPreviewCpu;
+
+/* A knob the switch would write in enforce mode. */
+typedef struct CtlPreviewKnob {
+        char *path, *now, *then;
+} CtlPreviewKnob;
+
+/* What PreviewProfile(name) says a switch to name would do. */
+typedef struct CtlPreview {
+        char *profile;
+        CtlPreviewCpu *cpus;
+        size_t n_cpus;
+        CtlPreviewKnob *knobs;
+        size_t n_knobs;
+        char *governor, *poll_mode;
+        uint64_t poll_window_nsec;
+        uint32_t consolidation;
+} CtlPreview;
+
+#define CTL_PREVIEW_NULL ((CtlPreview) {})
+
+void ctl_preview_done(CtlPreview *p);
+
+/* Whether every CPU of p polls only (and there is one). */
+bool ctl_preview_polls_every_cpu(const CtlPreview *p);
+
+/* The CPUs p's polling may take in all (unknown ones counted as 0). */
+double ctl_preview_burn(const CtlPreview *p);
+
+/* The warning a switch to p's profile deserves, into buf ("" for none):
+ * every CPU would poll while idle.  Returns buf. */
+char *ctl_preview_warning(const CtlPreview *p, char *buf, size_t size);
 
 /* Frees everything s owns and resets it to CTL_STATUS_NULL. */
 void ctl_status_done(CtlStatus *s);
@@ -193,6 +238,10 @@ int ctl_fetch_all(Ctl *c, CtlStatus *s);
 
 /* The CPU with this index in s, or NULL. */
 const CtlCpu *ctl_status_cpu(const CtlStatus *s, uint32_t index);
+
+/* The CPUs of s (all, or the online ones) in list syntax ("0-2"), "none"
+ * without any.  Returns buf. */
+const char *ctl_status_cpu_list(const CtlStatus *s, bool online, char *buf, size_t size);
 
 /* The name of state index on cpu, or "?". */
 const char *ctl_state_name(const CtlCpu *cpu, uint32_t index);

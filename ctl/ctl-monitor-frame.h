@@ -2,19 +2,18 @@
 #pragma once
 
 /* One frame of "idlepolicyctl monitor" as text, without a bus or a clock:
- * the header line, the column titles and one row per CPU.  The CAP and
- * FLOOR columns are as wide as their widest cell, narrowed (cells cut with
- * the marker) so that the STATES column keeps room; no line is wider than
- * the terminal (a longer one is cut with the marker). */
+ * the header line, the column titles and one row per CPU.  When every
+ * CPU's row fits the terminal on one line, the CAP and FLOOR columns are
+ * as wide as their widest cell, then the STATES.  Otherwise (80 columns
+ * and a few states) the header wraps at its fields and each CPU takes a
+ * line for its plan ("C1 (model) / POLL (none)") and the lines below it
+ * for its states, wrapped at a state's start: nothing is cut unless a
+ * single cell is wider than the terminal.  No line is wider than the
+ * terminal (a longer one is cut with the marker). */
 
 #include <stdio.h>
 
 #include "ctl-model.h"
-
-/* The STATES column keeps at least this many columns while CAP and FLOOR
- * are narrowed, down to CTL_MONITOR_PLAN_MIN each. */
-#define CTL_MONITOR_STATES_MIN 24u
-#define CTL_MONITOR_PLAN_MIN 10u
 
 typedef struct CtlMonitorLayout {
         unsigned width;              /* the terminal's columns */

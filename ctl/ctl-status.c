@@ -5,6 +5,7 @@
 
 #include "ctl-consolidate.h"
 #include "ctl-format.h"
+#include "ctl-interval.h"
 #include "ctl-json.h"
 #include "ctl-model.h"
 #include "ctl-util.h"
@@ -113,6 +114,14 @@ static void print_manager(const CtlStatus *s) {
         print_governor(s);
         printf(LABEL "%s\n", "Online CPUs:", s->online_cpus ? s->online_cpus : "?");
         printf(LABEL "%s\n", "Tick:", ctl_format_usec(s->tick_usec, tick, sizeof(tick)));
+        if (s->window_usec > 0) {
+                char window[32];
+
+                printf(LABEL "over %s: shares and misses from the kernel's counters, utilisation and wakeups "
+                       "the mean of %u tick%s\n", "Rates:", ctl_format_usec(s->window_usec, window, sizeof(window)),
+                       s->window_ticks, s->window_ticks == 1 ? "" : "s");
+        } else
+                printf(LABEL "the last tick (--interval DURATION averages over a window)\n", "Rates:");
         print_haltpoll(s);
         print_policy(s);
         print_power_profiles(s);
@@ -211,12 +220,27 @@ static bool misdescribed(const CtlStatus *s) {
         return false;
 }
 
+/* The status of the last tick, or over --interval.  Returns 0, or an exit
+ * status after printing why. */
+static int fetch_status(Ctl *c, CtlStatus *s) {
+        uint64_t usec;
+
+        if (!c->interval)
+                return ctl_fetch_all(c, s) < 0 ? CTL_EXIT_FAILURE : 0;
+        if (ctl_parse_duration(c->interval, &usec) < 0)
+                return ctl_usage_error("invalid interval '%s' (a duration such as 10s, 500ms or 2min, "
+                                       "up to a day)", c->interval);
+        return ctl_fetch_window(c, usec, s) < 0 ? CTL_EXIT_FAILURE : 0;
+}
+
 int ctl_cmd_status(Ctl *c, char **args) {
         _cleanup_(ctl_status_done) CtlStatus s = CTL_STATUS_NULL;
         bool changed = false;
+        int r;
 
-        if (ctl_fetch_manager(c, &s) < 0 || ctl_fetch_cpus(c, &s) < 0)
-                return CTL_EXIT_FAILURE;
+        r = fetch_status(c, &s);
+        if (r != 0)
+                return r;
         if (c->json)
                 return ctl_json_print_status(&s) < 0 ? CTL_EXIT_FAILURE : CTL_EXIT_OK;
         print_manager(&s);

@@ -59,7 +59,10 @@ int ctl_cmd_weights(Ctl *c, char **args) {
                 return CTL_EXIT_FAILURE;
         cpu = ctl_status_cpu(&s, index);
         if (!cpu) {
-                fprintf(stderr, "idlepolicyctl: there is no CPU %u\n", index);
+                char present[256];
+
+                fprintf(stderr, "idlepolicyctl: there is no CPU %u (CPUs present: %s)\n", index,
+                        ctl_status_cpu_list(&s, false, present, sizeof(present)));
                 if (c->json)
                         (void) ctl_json_print_error(NULL, "no such CPU");
                 return CTL_EXIT_FAILURE;

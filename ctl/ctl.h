@@ -6,6 +6,7 @@
  * returns the process exit status. */
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <systemd/sd-bus.h>
 
@@ -17,6 +18,15 @@ enum {
         CTL_EXIT_USAGE = 2,     /* bad command line */
 };
 
+struct Ctl;
+struct CtlErrorContext;
+
+/* After a failed call e (asked with ctx): what exists instead, into buf
+ * ("" for nothing to add), e.g. the states of the CPU when the state was
+ * unknown. */
+typedef void (*CtlHintFunc)(struct Ctl *c, const sd_bus_error *e, const struct CtlErrorContext *ctx, char *buf,
+                            size_t size);
+
 typedef struct Ctl {
         sd_bus *bus;            /* opened by ctl_bus_open() on first use */
         bool json;              /* --json */
@@ -27,6 +37,12 @@ typedef struct Ctl {
         const char *profile;    /* --profile NAME */
         const char *reason;     /* --reason TEXT */
         const char *app_id;     /* --app-id ID */
+        bool dry_run;           /* --dry-run (profile) */
+        const char *interval;   /* --interval DURATION (status); NULL: the last tick */
+        bool help;              /* --help */
+        CtlHintFunc error_hint; /* NULL: failures are printed as they are */
+        bool quiet;             /* failures of calls are not printed (error_hint reading, a preview
+                                 * before a switch) */
 } Ctl;
 
 #define CTL_NULL { .ask_password = true }
@@ -34,6 +50,7 @@ typedef struct Ctl {
 /* The commands.  args are the words after the command name, already counted
  * against the command's minimum and maximum.  Return a CTL_EXIT_* value. */
 int ctl_cmd_status(Ctl *c, char **args);
+int ctl_cmd_idle_info(Ctl *c, char **args);
 int ctl_cmd_governor(Ctl *c, char **args);
 int ctl_cmd_state(Ctl *c, char **args);
 int ctl_cmd_resume_latency(Ctl *c, char **args);
@@ -52,6 +69,9 @@ int ctl_cmd_launch(Ctl *c, char **args);
 int ctl_cmd_complete(Ctl *c, char **args);
 int ctl_cmd_metrics(Ctl *c, char **args);
 int ctl_cmd_consolidate(Ctl *c, char **args);
+
+/* The CtlHintFunc of idlepolicyctl: reads what the daemon has (ctl-fetch.c). */
+void ctl_hint_from_daemon(Ctl *c, const sd_bus_error *e, const struct CtlErrorContext *ctx, char *buf, size_t size);
 
 /* "record" and "simulate" as argv[1]: execs idlepolicy-record or
  * idlepolicy-sim with the remaining arguments.  Returns -1 when argv[1] is

@@ -23,6 +23,7 @@ enum {
         ARG_BENCH,
         ARG_LIST,
         ARG_DUMP_INTERVALS,
+        ARG_CALIBRATION,
         ARG_VERSION,
 };
 
@@ -40,6 +41,8 @@ static void help(void) {
                "      --latency-limit US    latency constraint in µs (default none)\n"
                "      --disable STATE       disable a state by name or index (repeatable)\n"
                "      --tables-dir DIR      where NAME.table files are (default %s)\n"
+               "      --calibration FILE    real costs from idlepolicyd's calibration.json (a trace\n"
+               "                            recorded here carries the advertised ones)\n"
                "  -j, --json                JSON instead of markdown\n"
                "      --per-state           add the per-state tables to the markdown\n"
                "      --bench               time the replays instead of reporting quality\n"
@@ -102,6 +105,9 @@ static int parse_value_option(CliOptions *o, int c, char *arg) {
         case ARG_TABLES_DIR:
                 o->tables_dir = arg;
                 return 0;
+        case ARG_CALIBRATION:
+                o->calibration = arg;
+                return 0;
         }
         return -EINVAL;
 }
@@ -150,6 +156,7 @@ static int parse_argv(int argc, char *argv[], CliOptions *o) {
                 { "latency-limit", required_argument, NULL, ARG_LATENCY_LIMIT },
                 { "disable", required_argument, NULL, ARG_DISABLE },
                 { "tables-dir", required_argument, NULL, ARG_TABLES_DIR },
+                { "calibration", required_argument, NULL, ARG_CALIBRATION },
                 { "json", no_argument, NULL, 'j' },
                 { "per-state", no_argument, NULL, ARG_PER_STATE },
                 { "bench", no_argument, NULL, ARG_BENCH },

@@ -3,11 +3,16 @@
  * workloads, traces, governors). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibration.h"
 #include "fileio.h"
+#include "sim-calibrate.h"
 #include "sim-cli.h"
 #include "sim-trace.h"
 #include "sim-util.h"
@@ -238,6 +243,57 @@ static int apply_disable(const CliOptions *o, CliInputs *in) {
         return 0;
 }
 
+/* The whole text of path (a calibration.json: at most 64 MiB) into *ret.
+ * Returns 0 or a negative errno (printed). */
+static int read_text(const char *path, char **ret) {
+        _cleanup_free_ char *dir = strdup(path), *base = strdup(path);
+        int fd, r;
+
+        if (!dir || !base)
+                return -ENOMEM;
+        fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        r = fd < 0 ? -errno : fileio_read_regular_at(fd, basename(base), FILEIO_ALLOC_MAX, 0, ret, NULL);
+        if (fd >= 0)
+                close(fd);
+        if (r < 0)
+                fprintf(stderr, "idlepolicy-sim: Failed to read calibration %s: %s\n", path, fileio_error_reason(r));
+        return r;
+}
+
+/* --calibration: the real costs of every table (the command line's and the
+ * traces' own) from the daemon's calibration.json.  Returns 0 or a negative
+ * errno (printed; -ENODATA: no table has a state it measured). */
+static int apply_calibration(const CliOptions *o, CliInputs *in) {
+        _cleanup_calibration_ Calibration *c = NULL;
+        _cleanup_free_ char *text = NULL;
+        ErrorInfo e = {};
+        int r, done = 0;
+
+        if (!o->calibration)
+                return 0;
+        r = read_text(o->calibration, &text);
+        if (r < 0)
+                return r;
+        r = calibration_parse(text, o->calibration, &c, &e);
+        if (r < 0) {
+                fprintf(stderr, "idlepolicy-sim: %s\n", r == -ENOMEM ? strerror(ENOMEM) : e.message);
+                return r == -ENOMEM ? r : -EBADMSG;
+        }
+        for (size_t i = 0; r >= 0 && i < in->n_tables; i++)
+                done += r = sim_table_calibrate(&in->tables[i], c, o->calibration);
+        for (size_t i = 0; r >= 0 && i < in->n_sources; i++)
+                if (in->sources[i].has_table)
+                        done += r = sim_table_calibrate(&in->sources[i].table, c, o->calibration);
+        if (r < 0)
+                return r;
+        if (done == 0) {
+                fprintf(stderr, "idlepolicy-sim: %s measured no state of the tables (by index and name)\n",
+                        o->calibration);
+                return -ENODATA;
+        }
+        return 0;
+}
+
 int cli_inputs_load(const CliOptions *o, CliInputs *in) {
         CliList all = { .items = { "all" }, .n = 1 };
         int r;
@@ -253,6 +309,8 @@ int cli_inputs_load(const CliOptions *o, CliInputs *in) {
                 r = for_each_item(o, &o->traces, in, trace_add);
         if (r >= 0)
                 r = apply_disable(o, in);
+        if (r >= 0)
+                r = apply_calibration(o, in);
         return r;
 }
 

@@ -28,6 +28,7 @@ typedef struct CliOptions {
         CliList governors;          /* names, comma lists, "all" */
         CliList disable;            /* state names or indexes */
         const char *tables_dir;
+        const char *calibration;    /* --calibration FILE: the real costs of every table, or NULL */
         uint64_t seed;
         size_t intervals;
         bool json;

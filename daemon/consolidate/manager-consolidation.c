@@ -125,7 +125,8 @@ static void build_input(const Manager *m, const CpuSet *pinned, ConsolidateInput
         unsigned n;
 
         *in = (ConsolidateInput) { .level = manager_consolidation_level(m), .topology = m->sampling->topology,
-                                   .pinned = pinned, .machine_util = -1, .background = -1, .set_util = -1 };
+                                   .pinned = pinned, .machine_util = -1, .background = -1, .set_util = -1,
+                                   .no_background = m->consolidation.consolidator->n_targets == 0 };
         n = busy_sum(m, NULL, NULL, &sum);
         if (n == 0)
                 return;

@@ -121,10 +121,16 @@ static int parse_cpus(Pins *p, const char *text, CpuSet *ret, ErrorInfo *e) {
         if (cpuset_parse(text, ret, &inner) < 0)
                 return errinfo_set(e, -ERRNO_INVALID_CPUS, "Invalid CPU list \"%.64s\": %s", text, inner.message);
         CPUSET_FOREACH(cpu, ret) {
+                char list[256];
+
                 if (!cpuset_contains(&t->present, (unsigned) cpu))
-                        return errinfo_set(e, -ERRNO_UNKNOWN_CPU, "CPU %d is not present (CPUs present: see the CPUs property)", cpu);
+                        return errinfo_set(e, -ERRNO_UNKNOWN_CPU, "CPU %d is not present (CPUs present: %s)", cpu,
+                                           cpuset_format(&t->present, list, sizeof(list)) < 0 ?
+                                           "see the CPUs property" : list);
                 if (!cpuset_contains(&t->online, (unsigned) cpu))
-                        return errinfo_set(e, -ERRNO_CPU_OFFLINE, "CPU %d is offline", cpu);
+                        return errinfo_set(e, -ERRNO_CPU_OFFLINE, "CPU %d is offline (CPUs online: %s)", cpu,
+                                           cpuset_format(&t->online, list, sizeof(list)) < 0 ?
+                                           "see OnlineCPUs" : list);
         }
         return 0;
 }

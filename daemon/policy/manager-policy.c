@@ -140,7 +140,7 @@ static void on_plan_changed(unsigned cpu, const PolicyCpu *c, void *userdata) {
         manager_emit_plan_changed(m, cpu, c);
 }
 
-static PolicySources policy_sources(Manager *m) {
+PolicySources manager_policy_sources(Manager *m) {
         return (PolicySources) {
                 .profile = manager_profile(m),
                 .choices = m->pinning.choices,
@@ -157,7 +157,7 @@ static PolicySources policy_sources(Manager *m) {
 /* Enforce mode: writes what differs from the plan. */
 static void enforce_plan(Manager *m, uint64_t now_usec) {
         EnforceTarget t = manager_enforce_target(m, CHANGE_OWNER(PLAN));
-        PolicySources in = policy_sources(m);
+        PolicySources in = manager_policy_sources(m);
 
         if (plan_enforce(&m->policy.enforcer, m->policy.loop, &in, &t, now_usec, m->config.governor_hold_usec) > 0) {
                 cpuidle_system_reader_request_full(m->sampling->system);
@@ -183,7 +183,7 @@ void manager_policy_tick(Manager *m, uint64_t now_usec) {
                          m->policy.companion.active ? "is" : "is no longer");
                 manager_emit(m, "CompanionMode");
         }
-        src = policy_sources(m);
+        src = manager_policy_sources(m);
         if (policy_input_build(&m->policy.input, &src, &in) < 0) {
                 (void) sd_event_exit(m->event, log_oom());
                 return;
@@ -204,7 +204,7 @@ void manager_policy_replan(Manager *m, uint64_t now_usec) {
         if (!m->sampling || !m->policy.loop || calibrator_running(m->calib.run) || !m->sampling->has_rates ||
             !m->view.system.driver[0])
                 return;
-        src = policy_sources(m);
+        src = manager_policy_sources(m);
         if (policy_input_build(&m->policy.input, &src, &in) < 0) {
                 (void) sd_event_exit(m->event, log_oom());
                 return;

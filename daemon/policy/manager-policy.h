@@ -15,6 +15,7 @@
 
 #include "errinfo.h"
 #include "manager.h"
+#include "policy-input.h"
 
 /* Takes the policy's options.  Returns 0 or -ENOMEM (logged). */
 int manager_policy_init(Manager *m, const ManagerOptions *o);
@@ -54,6 +55,9 @@ void manager_policy_cancel_calibration(Manager *m, const char *why);
 
 /* Writes state.json from the current profile, mode and consolidation level. */
 void manager_policy_save_state(Manager *m);
+
+/* What the policy step is fed from, borrowed from m (policy-input.h). */
+PolicySources manager_policy_sources(Manager *m);
 
 /* The profile in force (never NULL). */
 const Profile *manager_profile(const Manager *m);

@@ -204,7 +204,7 @@ static int want_haltpoll(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoo
 
 /* The governor: at most once per hold when the plan merely prefers it, at
  * once when the plan needs it (a poll window needs the haltpoll governor). */
-static int want_governor(WantedKnobs *l, PlanEnforcer *pe, const PolicyLoop *pl, const PolicySources *in,
+static int want_governor(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl, const PolicySources *in,
                          uint64_t now_usec, uint64_t hold_usec, bool *ret_switch) {
         const char *want = pl->sys.governor[0] ? pl->sys.governor : NULL;
         size_t before = l->n;
@@ -232,6 +232,38 @@ static int write_wanted(PlanEnforcer *pe, const EnforceTarget *t, const WantedKn
         return r;
 }
 
+/* Every knob that differs from the plan of l: the plan's own into list
+ * (*ret_governor: the governor among them, first), the companion's into
+ * wteo.  Returns 0 or -ENOMEM. */
+static int wanted_build(const PlanEnforcer *pe, const PolicyLoop *l, const PolicySources *in, uint64_t now_usec,
+                        uint64_t governor_hold_usec, WantedKnobs *list, WantedKnobs *wteo, bool *ret_governor) {
+        int r = want_governor(list, pe, l, in, now_usec, governor_hold_usec, ret_governor);
+
+        if (r >= 0)
+                r = want_wteo(wteo, pe, l, in);
+        if (r >= 0)
+                r = want_haltpoll(list, pe, l, in);
+        for (unsigned cpu = 0; r >= 0 && cpu < l->n_cpus; cpu++)
+                r = want_cpu(list, pe, l, in, cpu);
+        return r;
+}
+
+int plan_wanted_knobs(const PlanEnforcer *pe, const PolicyLoop *l, const PolicySources *in, uint64_t now_usec,
+                      uint64_t governor_hold_usec, EnforceKnob **ret_knobs, size_t *ret_n) {
+        _cleanup_(wanted_knobs_done) WantedKnobs list = { .owner = CHANGE_OWNER(PLAN) };
+        _cleanup_(wanted_knobs_done) WantedKnobs wteo = { .owner = CHANGE_OWNER(COMPANION) };
+        bool governor;
+        int r = wanted_build(pe, l, in, now_usec, governor_hold_usec, &list, &wteo, &governor);
+
+        for (size_t i = 0; r >= 0 && i < wteo.n; i++)
+                r = wanted_knobs_add(&list, wteo.knobs[i].path, wteo.knobs[i].value);
+        if (r < 0)
+                return r;
+        *ret_knobs = TAKE_PTR(list.knobs);
+        *ret_n = list.n;
+        return 0;
+}
+
 /* Returns the number written or a negative errno. */
 int plan_enforce(PlanEnforcer *pe, const PolicyLoop *l, const PolicySources *in, const EnforceTarget *t,
                  uint64_t now_usec, uint64_t governor_hold_usec) {
@@ -241,13 +273,7 @@ int plan_enforce(PlanEnforcer *pe, const PolicyLoop *l, const PolicySources *in,
         bool governor;
         int r, q = 0;
 
-        r = want_governor(&list, pe, l, in, now_usec, governor_hold_usec, &governor);
-        if (r >= 0)
-                r = want_wteo(&wteo, pe, l, in);
-        if (r >= 0)
-                r = want_haltpoll(&list, pe, l, in);
-        for (unsigned cpu = 0; r >= 0 && cpu < l->n_cpus; cpu++)
-                r = want_cpu(&list, pe, l, in, cpu);
+        r = wanted_build(pe, l, in, now_usec, governor_hold_usec, &list, &wteo, &governor);
         /* The plan's first: a governor switched to wteo is journaled before
          * any wteo knob (which exists only under wteo). */
         if (r >= 0)

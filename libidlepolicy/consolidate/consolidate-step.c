@@ -159,6 +159,14 @@ int consolidate_step(const ConsolidateParams *p, const ConsolidateInput *in, Con
                 reason(c, "off: level 0");
                 return turn_off(c);
         }
+        /* A CPU freed of nothing would only be held in its deepest state
+         * while it runs everything it ran before. */
+        if (in->no_background) {
+                c->suspended = false;
+                reason(c, "off: no background configured, nothing to confine (consolidation_background "
+                          "in idlepolicyd.conf(5))");
+                return turn_off(c);
+        }
         if (in->machine_util < 0 || in->background < 0) {
                 if (!c->active)
                         reason(c, "off: no utilisation measured yet");

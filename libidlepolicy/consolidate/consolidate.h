@@ -64,6 +64,8 @@ typedef struct ConsolidateInput {
         int machine_util;               /* mean busy share of the online CPUs */
         int background;                 /* the background's use, in CPUs' worth */
         int set_util;                   /* mean busy share of the current set's CPUs */
+        bool no_background;             /* nobody named a background: nothing to pack, so no
+                                         * CPU is freed (off, whatever the level) */
 } ConsolidateInput;
 
 typedef struct Consolidation {

@@ -67,6 +67,7 @@ static json_t *row_json(const SimResult *r) {
                 return NULL;
         e |= put(o, "workload", json_string(r->workload));
         e |= put(o, "table", json_string(r->table.name));
+        e |= put(o, "costs", json_string(sim_table_costs(&r->table)));
         e |= put(o, "governor", json_string(r->governor));
         e |= put(o, "seed", json_integer((json_int_t) r->seed));
         e |= put(o, "intervals", json_integer((json_int_t) m->intervals));

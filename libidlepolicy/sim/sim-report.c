@@ -104,6 +104,35 @@ static void markdown_skipped(FILE *f, const SimResult *r, size_t n) {
         }
 }
 
+/* True if an earlier result was replayed on r[i]'s table. */
+static bool table_before(const SimResult *r, size_t i) {
+        for (size_t k = 0; k < i; k++)
+                if (streq(r[k].table.name, r[i].table.name))
+                        return true;
+        return false;
+}
+
+const char *sim_table_costs(const SimTable *t) {
+        return t->costs[0] ? t->costs : "the table's";
+}
+
+/* Which costs the ground truth, the oracle and the energy used, per table;
+ * a trace's own advertised table is said to be that. */
+static void markdown_costs(FILE *f, const SimResult *r, size_t n) {
+        fprintf(f, "\nReal costs (the ground truth, the oracle, the energy; the governors see the advertised "
+                   "ones):\n\n");
+        for (size_t i = 0; i < n; i++)
+                if (!table_before(r, i))
+                        fprintf(f, "- %s: %s\n", r[i].table.name, sim_table_costs(&r[i].table));
+        for (size_t i = 0; i < n; i++)
+                if (!table_before(r, i) && strstr(sim_table_costs(&r[i].table), "advertised costs, taken as real")) {
+                        fprintf(f, "\nA state that costs more than it advertises (KVM's \"haltpoll idle\" says 1 us) "
+                                   "makes every governor look right\non the trace's own costs: --calibration FILE "
+                                   "(idlepolicyd's calibration.json) replays with the measured ones.\n");
+                        return;
+                }
+}
+
 int sim_report_markdown(FILE *f, const SimResult *r, size_t n, bool per_state) {
         fprintf(f, "| workload | table | governor | intervals | correct %% | too deep %% | too shallow %% | "
                    "energy (oracle = 1) | latency µs/wakeup | non-timer latency µs | regret %% |\n");
@@ -112,6 +141,7 @@ int sim_report_markdown(FILE *f, const SimResult *r, size_t n, bool per_state) {
                 if (r[i].error == 0)
                         markdown_row(f, &r[i]);
         markdown_skipped(f, r, n);
+        markdown_costs(f, r, n);
         if (per_state)
                 for (size_t i = 0; i < n; i++)
                         if (group_start(r, i))

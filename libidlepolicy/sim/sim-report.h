@@ -29,6 +29,10 @@ typedef struct SimResult {
  * workload and table; without one, energy and regret are NaN. */
 void sim_results_summarize(SimResult *r, size_t n);
 
+/* Where t's real costs come from, in words ("the table's" for a table
+ * file's own). */
+const char *sim_table_costs(const SimTable *t);
+
 /* Why r was skipped (r->error < 0), in words. */
 const char *sim_result_skip_reason(const SimResult *r);
 

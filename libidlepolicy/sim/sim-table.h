@@ -40,8 +40,11 @@ typedef struct SimState {
         bool disabled;
 } SimState;
 
+#define SIM_COSTS_MAX 160
+
 typedef struct SimTable {
         char name[SIM_TABLE_NAME_MAX];
+        char costs[SIM_COSTS_MAX];   /* where the real costs come from ("" = the table file's) */
         unsigned n_states;
         uint64_t ipi_ns;         /* extra cost of waking a non-polling state by IPI */
         SimState states[SIM_STATES_MAX];

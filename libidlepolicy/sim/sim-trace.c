@@ -54,6 +54,7 @@ int sim_trace_table(const Trace *t, const char *name, SimTable *ret, ErrorInfo *
         if (h->n_states == 0 || h->n_states > SIM_STATES_MAX)
                 return errinfo_set(e, -EBADMSG, "trace header lists %u states", h->n_states);
         snprintf(tab.name, sizeof(tab.name), "%s", name);
+        snprintf(tab.costs, sizeof(tab.costs), "the trace's advertised costs, taken as real");
         tab.n_states = h->n_states;
         for (unsigned i = 0; i < h->n_states; i++) {
                 SimState *s = &tab.states[i];

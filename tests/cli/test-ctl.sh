@@ -67,6 +67,41 @@ expect 2 "'metrics' does not take --cpu" metrics --cpu 0
 expect 1 'cannot connect to the system bus \(unix:path=.*no-such-socket\)' status
 expect 1 '"message": "cannot connect to the system bus' --json governor
 
+# A typo gets the command or option it most likely meant; help per command.
+expect 2 "unknown command 'stauts'; did you mean 'status'\\?" stauts
+expect 2 "unknown command 'profle'; did you mean 'profile'\\?" profle latency
+expect 2 "unknown command 'calibrat'; did you mean 'calibrate'\\?" calibrat
+expect 2 "unknown option '--jsno'; did you mean '--json'\\?" --jsno status
+expect 2 "unknown option '--dryrun'; did you mean '--dry-run'\\?" profile latency --dryrun
+expect 2 "Try 'idlepolicyctl state --help'" state toggle POLL
+expect 0 '^Usage: idlepolicyctl \[OPTIONS\] COMMAND' help
+expect 0 '^Usage: idlepolicyctl \[OPTIONS\] state enable\|disable STATE \[--cpu LIST\]' help state
+expect 0 '^Usage: idlepolicyctl \[OPTIONS\] status \[--interval DURATION\]' status --help
+expect 0 '^Usage: idlepolicyctl \[OPTIONS\] profile \[NAME \[--dry-run\]\]' profile latency -h
+expect 2 "no command 'stauts'; did you mean 'status'\\?" help stauts
+expect 2 "too many arguments for 'help'" help state mode
+# Every command of the list has its page (and nothing else does).
+for cmd in $("$ctl" --help | sed -n '/^Commands:/,/^$/p' | awk 'NR > 1 && NF { print $1 }'); do
+        expect 0 "^Usage: idlepolicyctl \\[OPTIONS\\] $cmd" help "$cmd"
+done
+
+# The new options, checked before any bus.
+expect 2 "invalid interval 'soon'" status --interval soon
+expect 2 "invalid interval '0s'" status --interval 0s
+expect 2 "invalid interval '2d'" status --interval 2d
+expect 2 "'governor' does not take --interval" governor --interval 10s
+expect 2 "'status' does not take --dry-run" status --dry-run
+expect 2 "'state' does not take --dry-run" state disable POLL --dry-run
+expect 2 "'profile --dry-run' needs the profile to preview" profile --dry-run
+expect 2 "invalid CPU list '1-x'" idle-info --cpu 1-x
+expect 2 "'idle-info' does not take --cpus" idle-info --cpus 1
+
+# Without a bus or a daemon: how to start one.
+expect 1 "no idlepolicyd either: start it with 'systemctl start idlepolicyd', or from a checkout 'sudo \./scripts/run-here'" status
+mkdir "$tmp/here" && : >"$tmp/here/env"
+RUN_HERE_DIR=$tmp/here expect 1 "scripts/run-here started one: '\. $tmp/here/env' in this shell" idle-info
+unset RUN_HERE_DIR
+
 # A bus without the daemon (and without activation): "not running".
 if command -v dbus-daemon >/dev/null 2>&1; then
         cat >"$tmp/bus.conf" <<CONF
@@ -93,6 +128,7 @@ CONF
         while [ ! -S "$tmp/bus" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
         export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$tmp/bus"
         expect 1 'idlepolicyd is not running .*\(org\.freedesktop\.DBus\.Error\.ServiceUnknown\)' status
+        expect 1 "idlepolicyd is not running on this bus; start it with 'systemctl start idlepolicyd', or from a checkout 'sudo \./scripts/run-here'" governor menu
         expect 1 '"name": "org\.freedesktop\.DBus\.Error\.ServiceUnknown"' --json state disable POLL --cpu 0
 else
         echo "# dbus-daemon missing: skipping the not-running checks"

@@ -133,5 +133,51 @@ printf '# idlepolicy-trace 1\ngarbage\n' >"$tmp/bad.trace"
 expect 1 "$sim" -t "$tmp/bad.trace"
 contains "$tmp/err" "bad.trace"
 
+# A trace recorded on a KVM guest carries the advertised table ("haltpoll
+# idle" 1 us): every governor looks right on it, and the report says so.
+# --calibration takes the measured costs from idlepolicyd's calibration.json.
+cat >"$tmp/kvm.trace" <<'TR'
+# idlepolicy-trace 1
+# recorded 1.0 s, 1 cpus, driver haltpoll
+# state 0 0 0 POLL
+# state 1 1 1 haltpoll idle
+# cpu 0 source cpu_idle
+cpu,start_ns,duration_ns,state,sleep_length_ns,wake,miss
+0,1000000,20000,1,4000000,other,none
+0,1100000,20000,1,4000000,other,none
+0,1200000,20000,1,4000000,other,none
+0,1300000,20000,1,4000000,other,none
+# end 4
+TR
+cat >"$tmp/calibration.json" <<'CAL'
+{ "version": 1, "realtime_usec": 1795741284716875, "driver": "haltpoll",
+  "cpus": [ { "cpu": 0, "states": [
+    { "name": "POLL", "measured": true, "advertised_latency_us": 0, "wakeup_us": 0, "wakeup_p99_us": 0,
+      "timer_late_us": 5, "misdescribed": false, "entry_us": 0, "residency_us": 0, "curve": [] },
+    { "name": "haltpoll idle", "measured": true, "advertised_latency_us": 1, "wakeup_us": 50, "wakeup_p99_us": 100,
+      "timer_late_us": 55, "misdescribed": true, "entry_us": 0, "residency_us": 0, "curve": [] } ] } ] }
+CAL
+expect 0 "$sim" -t "$tmp/kvm.trace" -g teo
+contains "$tmp/out" "| kvm.trace | kvm.trace | teo | 4 | 100.0 | 0.0 | 0.0 |"
+contains "$tmp/out" "- kvm.trace: the trace's advertised costs, taken as real"
+contains "$tmp/out" "--calibration FILE (idlepolicyd's calibration.json) replays with the measured ones"
+expect 0 "$sim" -t "$tmp/kvm.trace" -g teo --calibration "$tmp/calibration.json"
+contains "$tmp/out" "| kvm.trace | kvm.trace | teo | 4 | 0.0 | 100.0 | 0.0 |"
+contains "$tmp/out" "- kvm.trace: calibrated: 2 of 2 states measured ($tmp/calibration.json)"
+grep -qF -- "--calibration FILE" "$tmp/out" && fail "the hint stays after --calibration"
+expect 0 "$sim" -t "$tmp/kvm.trace" -g teo --calibration "$tmp/calibration.json" --json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; assert all(x["costs"].startswith("calibrated: 2 of 2") for x in r), r' "$tmp/out" || fail "--calibration JSON"
+# The same on a named table; a calibration of other states, or none, is refused.
+expect 0 "$sim" -w idle -n 2000 -T kvm-haltpoll -g teo --calibration "$tmp/calibration.json" --tables-dir "$tables"
+contains "$tmp/out" "- kvm-haltpoll: calibrated: 2 of 2 states measured"
+sed 's/"POLL"/"FOO"/; s/"haltpoll idle"/"BAR"/' "$tmp/calibration.json" >"$tmp/other.json"
+expect 1 "$sim" -t "$tmp/kvm.trace" -g teo --calibration "$tmp/other.json"
+contains "$tmp/err" "measured no state of the tables"
+expect 1 "$sim" -t "$tmp/kvm.trace" --calibration "$tmp/nosuch.json"
+contains "$tmp/err" "Failed to read calibration"
+printf '{"version": 1}' >"$tmp/bad.json"
+expect 1 "$sim" -t "$tmp/kvm.trace" --calibration "$tmp/bad.json"
+contains "$tmp/err" "bad.json"
+
 [ "$fails" = 0 ] || exit 1
 echo "sim-cli: all checks passed"

@@ -88,6 +88,40 @@ class Completion(T.IdlePolicyTestCase):
         governors = self.read(T.CPUIDLE_DIR + '/available_governors').split()
         self.assertEqual(sorted(self.complete('governor', '')), sorted(governors))
 
+    def test_weights_takes_one_cpu(self):
+        """weights refuses --cpu all: its completion does not offer it."""
+        self.assertEqual(self.complete('weights', '--cpu', ''), ['0', '1', '2'])
+        self.assertEqual(self.complete('idle-info', '--cpu', ''), ['0', '1', '2', 'all'])
+        r = self.ctl('weights', '--cpu', 'all', check=False)
+        self.assertEqual(r.returncode, 2)
+
+    def test_metrics_formats_and_new_options(self):
+        self.assertEqual(self.complete('metrics', ''), ['openmetrics', 'prometheus'])
+        self.assertEqual(self.complete('metrics', 'p'), ['prometheus'])
+        self.assertIn('--interval', self.complete('status', '--'))
+        self.assertEqual(self.complete('status', '--interval', ''), ['1s', '10s', '1min'])
+        self.assertIn('--dry-run', self.complete('profile', 'latency', '--'))
+        self.assertNotIn('--dry-run', self.complete('status', '--'))
+        self.assertIn('--cpu', self.complete('idle-info', '--'))
+        self.assertEqual(self.complete('simulate', '--cal'), ['--calibration'])
+        self.assertEqual(sorted(self.complete('help', 's')), ['simulate', 'state', 'status'])
+
+    def test_pin_pids(self):
+        """pin pid: completes the PIDs of /proc, as one word (COMP_WORDS
+        unsplit) and as bash splits it at ':' (pid, :, the number)."""
+        child = subprocess.Popen(['sleep', '600'], preexec_fn=T._die_with_parent)  # noqa: PLW1509
+        self.addCleanup(child.wait)
+        self.addCleanup(child.kill)
+        whole = self.complete('pin', 'pid:')
+        self.assertIn(f'pid:{child.pid}', whole)
+        self.assertIn(f'pid:{os.getpid()}', whole)
+        self.assertTrue(all(w.startswith('pid:') and w[4:].isdigit() for w in whole), whole[:5])
+        self.assertIn(f'pid:{child.pid}', self.complete('pin', f'pid:{child.pid}'))
+        self.assertIn(str(child.pid), self.complete('pin', 'pid', ':', str(child.pid)[:-1]))
+        self.assertTrue(all(w.isdigit() for w in self.complete('pin', 'pid', ':', '')))
+        self.assertIn(f':{child.pid}', self.complete('pin', 'pid', ':'))
+        self.assertEqual(self.complete('pin', 'cg'), ['cgroup:'])
+
     def test_pins(self):
         child = subprocess.Popen(['sleep', '600'], preexec_fn=T._die_with_parent)  # noqa: PLW1509
         self.addCleanup(child.wait)

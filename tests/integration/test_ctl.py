@@ -5,17 +5,21 @@ errors and exit codes (0 ok, 1 call failed, 2 usage)."""
 
 import json
 import os
+import pty
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import consoltest as C  # noqa: E402
 import idlepolicytest as T  # noqa: E402
+import policytest as P  # noqa: E402
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 
 
-class Ctl(T.IdlePolicyTestCase):
+class Ctl(C.ConsolidationMixin, T.IdlePolicyTestCase):
     TREE_ARGS = ['--cpus', '3', '--states', '3', '--driver', 'haltpoll', '--governor', 'haltpoll',
                  '--offline', '2']
 
@@ -149,10 +153,236 @@ class Ctl(T.IdlePolicyTestCase):
                 self.assertTrue(r.stderr.strip())
         self.assert_tree_unchanged()
 
+    def test_refused_names_say_what_there_is(self):
+        """An unknown state lists the CPU's states (and the likeliest one),
+        an unknown CPU the present ones, an offline CPU the online ones;
+        still one line, still the error's name."""
+        names = self.state_names(0)
+        listed = ', '.join(f'"{n}"' if ' ' in n else n for n in names)
+        child = subprocess.Popen(['sleep', '600'], preexec_fn=T._die_with_parent)  # noqa: PLW1509
+        self.addCleanup(child.wait)
+        self.addCleanup(child.kill)
+        cases = [
+            (['state', 'disable', 'NOPE', '--cpu', '0'], 'UnknownState', f"unknown state 'NOPE' on CPU 0; its states: {listed}"),
+            (['state', 'disable', names[0].lower()], 'UnknownState', f"the states: {listed}; did you mean '{names[0]}'?"),
+            (['state', 'disable', names[0], '--cpu', '9'], 'UnknownCPU', 'there is no CPU 9; CPUs present: 0-2'),
+            (['resume-latency', '5', '--cpu', '2'], 'CPUOffline', 'CPU 2 is offline; CPUs online: 0-1'),
+            (['pin', f'pid:{child.pid}', '--cpus', '9', '--profile', 'latency'], 'UnknownCPU',
+             'CPU 9 is not present (CPUs present: 0-2)'),
+            (['pin', f'pid:{child.pid}', '--cpus', '1-2', '--profile', 'latency'], 'CPUOffline',
+             'CPU 2 is offline (CPUs online: 0-1)'),
+        ]
+        for argv, error, message in cases:
+            with self.subTest(argv=argv):
+                r = self.ctl(*argv, check=False)
+                self.assertEqual(r.returncode, EXIT_FAILURE, r.stderr)
+                self.assertIn(message, r.stderr)
+                self.assertIn(T.ERROR_PREFIX + error, r.stderr)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        r = self.ctl('weights', '--cpu', '9', check=False)
+        self.assertEqual(r.returncode, EXIT_FAILURE)
+        self.assertIn('there is no CPU 9 (CPUs present: 0-2)', r.stderr)
+        self.assert_tree_unchanged()
+
+    def test_idle_info_is_the_kernels_totals(self):
+        self.tick_tree(3)
+        for cpu in (0, 1):
+            usage = [int(self.read(T.state_file(cpu, k, 'usage'))) for k in T.state_dirs(self.tree, cpu)]
+            T.wait_for(lambda c=cpu, u=usage: [int(x[1]) for x in self.cpu_prop(c, 'Counters')] == u,
+                       what=f'the daemon sampling CPU {cpu} after the tree moved')
+        doc = json.loads(self.ctl('--json', 'idle-info').stdout)
+        self.assertEqual([c['index'] for c in doc['cpus']], [0, 1])
+        for c in doc['cpus']:
+            self.assertEqual([s['name'] for s in c['states']], self.state_names(c['index']))
+            for s, k in zip(c['states'], T.state_dirs(self.tree, c['index'])):
+                for key, name in (('usage', 'usage'), ('time_us', 'time'), ('above', 'above'), ('below', 'below')):
+                    self.assertEqual(s[key], int(self.read(T.state_file(c['index'], k, name))), (c['index'], k, key))
+                if s['usage']:
+                    self.assertAlmostEqual(s['too_deep_pct'], 100 * s['above'] / s['usage'])
+                else:
+                    self.assertIsNone(s['too_deep_pct'])
+            self.assertEqual(c['idle_entries'], sum(s['usage'] for s in c['states']))
+            self.assertAlmostEqual(sum(s['idle_time_share_pct'] for s in c['states']), 100)
+        out = self.ctl('idle-info', '--cpu', '1-2').stdout
+        self.assertIn('CPU 1: online', out)
+        self.assertIn('CPU 2: offline', out)
+        self.assertNotIn('CPU 0:', out)
+        for name in self.state_names(1):
+            self.assertIn(name, out)
+        usage = int(self.read(T.state_file(1, 0, 'usage')))
+        self.assertRegex(out, rf'(?m)^\s+0\s+{self.state_names(1)[0]}\s+\S+\s+{usage}\s')
+        r = self.ctl('idle-info', '--cpu', '7', check=False)
+        self.assertEqual(r.returncode, EXIT_FAILURE)
+        self.assertIn('there is no CPU 7 (CPUs present: 0-2)', r.stderr)
+
+    def test_status_interval_averages_over_the_window(self):
+        """status --interval 2s: a burst of too-deep entries on C2 inside
+        the window shows in the window's rates, although the daemon's last
+        tick saw none of it."""
+        master, slave = pty.openpty()
+        p = subprocess.Popen([self.ctl_exe, '--json', 'status', '--interval', '2s'], stdout=subprocess.PIPE,
+                             stderr=slave, env=self.env(COLUMNS='80'))
+        os.close(slave)
+        try:
+            tty = os.read(master, 4096).decode()      # the countdown: the window's first read is done
+            self.assertIn('Averaging over 2s', tty)
+            for cpu in (0, 1):
+                for k, (usage, time_us, above, below) in {0: (1000, 1000, 0, 100), 2: (1000, 20000, 900, 0)}.items():
+                    for name, delta in zip(('usage', 'time', 'above', 'below'), (usage, time_us, above, below)):
+                        P.bump_file(self.tree, T.state_file(cpu, k, name), delta)
+            out, _ = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+            os.close(master)
+        self.assertEqual(p.returncode, 0)
+        doc = json.loads(out)
+        usec = doc['window']['usec']
+        self.assertGreaterEqual(usec, 2000000)
+        self.assertGreaterEqual(doc['window']['ticks'], 1)
+        for cpu in (0, 1):
+            states = doc['cpus'][cpu]['states']
+            self.assertAlmostEqual(states[2]['rates']['too_deep_pct'], 90)
+            self.assertAlmostEqual(states[2]['rates']['usage_share_pct'], 50)
+            self.assertAlmostEqual(states[0]['rates']['too_shallow_pct'], 10)
+            self.assertAlmostEqual(states[2]['rates']['entries_per_s'], 1000 * 1e6 / usec)
+            self.assertEqual(states[1]['rates']['entries_per_s'], 0)
+        # The daemon's own rates are its last tick's: the burst is long gone.
+        self.assertEqual([float(r[1]) for r in self.cpu_prop(0, 'Rates')], [0, 0, 0])
+        self.assertIsNone(json.loads(self.ctl('--json', 'status').stdout)['window'])
+
+    def test_consolidate_without_background_says_so_and_frees_nothing(self):
+        """Level 1 with no consolidation_background configured: nothing to
+        pack, so no CPU is freed (held in its deepest state while it runs
+        all it ran), and the output does not claim a background on a set."""
+        with P.Feeder(self, [0, 1], {}, stat=(1, 9)):
+            out = self.ctl('consolidate', '1').stdout
+            T.wait_for(lambda: float(self.manager_prop('ConsolidationStatus')[4]) >= 0, what='the utilisation measured')
+            self.wait_ticks(3)
+            status = self.manager_prop('ConsolidationStatus')
+            out += self.ctl('consolidate').stdout + self.ctl('status').stdout
+            doc = json.loads(self.ctl('--json', 'consolidate').stdout)
+        self.assertFalse(bool(status[1]), status)
+        self.assertEqual(str(status[3]), '')
+        self.assertIn('no background configured', str(status[6]))
+        self.assertNotIn('background on CPUs', out)
+        self.assertNotIn('freed', out)
+        self.assertEqual(doc['level'], 1)
+        self.assertFalse(doc['active'])
+        self.assertEqual(doc['background'], [])
+        for cpu in (0, 1):
+            self.assertNotEqual(self.cpu_prop(cpu, 'CapReason'), 'consolidation')
+
+    def test_calibrate_says_what_p99_is(self):
+        """The P99 column is the 99th percentile minus polling's: its
+        header says so, and its cells are the daemon's wakeup_p99_us."""
+        out = self.ctl('calibrate').stdout
+        title = next(line for line in out.splitlines() if 'STATE' in line)
+        self.assertEqual(title.split()[:7], ['CPU', 'STATE', 'ADVERTISED', 'MEASURED*', 'P99*', 'ENTRY', 'RESIDENCY'])
+        self.assertIn("P99 its 99th percentile minus polling's 99th percentile, 0 when\nbelow it.", out)
+        doc = json.loads(self.ctl('--json', 'status').stdout)
+        c1 = doc['cpus'][0]['states'][1]
+        row = next(line for line in out.splitlines() if line.split()[:2] == ['0', c1['name']])
+        self.assertEqual(row.split()[4], f"{c1['calibrated']['wakeup_p99_us']}us")
+
+    def test_monitor_at_80_columns_cuts_nothing(self):
+        out = os.path.join(self.tmp, 'monitor.out')
+        with open(out, 'w+b') as f:
+            p = subprocess.Popen([self.ctl_exe, 'monitor'], stdout=f, stderr=subprocess.STDOUT,
+                                 env=self.env(COLUMNS='80'))
+            try:
+                T.wait_for(lambda: b'Ctrl-C to quit.' in open(out, 'rb').read(), what='a monitor frame')
+            finally:
+                p.send_signal(T.signal.SIGINT)
+            self.assertEqual(p.wait(timeout=10), 0)
+        frame = open(out, encoding='utf-8').read().split('\x1b[H\x1b[2J')[1]
+        for line in frame.splitlines():
+            self.assertLessEqual(len(line), 80, line)
+            self.assertNotIn('\u2026', line)
+        for cpu in (0, 1):
+            names = '|'.join(self.state_names(cpu))
+            self.assertRegex(frame, rf'(?m)^ +{cpu}  .*  ({names}) \([a-z-]+\) / ({names}) \([a-z-]+\)$')
+            for name in self.state_names(cpu):
+                self.assertRegex(frame, rf'{name} (\d+\.\d%|-) \(')
+
     def test_help(self):
         r = self.ctl('--help')
         for cmd in ('status', 'governor', 'state', 'resume-latency', 'restore', '--json', '--cpu'):
             self.assertIn(cmd, r.stdout)
+
+
+class CtlPreviewKvm(C.ConsolidationMixin, T.IdlePolicyTestCase):
+    """profile NAME --dry-run on the KVM tree (POLL, "haltpoll idle"),
+    calibrated with a halt costing 500 us: latency's 10 us limit leaves
+    polling only on every vCPU."""
+    TREE_ARGS = ['--cpus', '2']
+    START_DAEMON = False
+
+    def setUp(self):
+        super().setUp()
+        self.start_daemon(mode='enforce', env={'IDLEPOLICY_MOCK_STEP_US': '500'})
+        self.ctl('calibrate')
+        # Every CPU planned under balanced (halting) from ticks that carry
+        # the calibrated costs: a preview replans from each CPU's last tick.
+        with self.ticking():
+            self.wait_ticks(3)
+            T.wait_for(lambda: all(str(self.cpu_prop(c, 'CapReason')) != 'none' for c in (0, 1)),
+                       what='both CPUs planned')
+
+    def preview(self, name):
+        return json.loads(self.ctl('--json', 'profile', name, '--dry-run').stdout)
+
+    def test_dry_run_says_every_vcpu_polls_and_changes_nothing(self):
+        before = P.knobs(self)
+        out = self.ctl('profile', 'latency', '--dry-run').stdout
+        doc = self.preview('latency')
+        self.assertEqual(P.knobs(self), before)
+        self.assertEqual(str(self.manager_prop('ActiveProfile')), 'balanced')
+        self.assertIn('Switching from balanced to latency (dry run: nothing changes)', out)
+        self.assertIn('Warning: with latency every CPU polls while idle', out)
+        self.assertTrue(doc['polls_every_cpu'])
+        self.assertEqual(doc['active_profile'], 'balanced')
+        for cpu in doc['cpus']:
+            self.assertEqual((cpu['cap_state'], cpu['floor_state'], cpu['cap_reason']), ('POLL', 'POLL', 'misdescribed'))
+            self.assertTrue(cpu['polls_only'])
+            self.assertTrue(0 < cpu['burn_cpus'] <= 1, cpu['burn_cpus'])
+            self.assertEqual(cpu['now']['cap'], 1)         # halting now
+            self.assertRegex(out, rf"CPU {cpu['index']} \(latency\): cap POLL \(misdescribed\), floor POLL")
+            self.assertIn(f'{T.latency_file(cpu["index"])}: 0 -> n/a', out)
+        self.assertIn({'path': T.latency_file(0), 'now': '0', 'then': 'n/a'}, doc['knobs'])
+        self.assertAlmostEqual(doc['burn_cpus'], sum(c['burn_cpus'] for c in doc['cpus']))
+
+    def test_switch_warns_and_does_what_the_preview_said(self):
+        wanted = {k['path']: k['then'] for k in self.preview('latency')['knobs']}
+        self.assertTrue(wanted)
+        r = self.ctl('profile', 'latency')
+        self.assertIn('Profile: latency (was balanced)', r.stdout)
+        self.assertIn('idlepolicyctl: warning: with latency every CPU polls while idle', r.stderr)
+        with self.ticking():
+            T.wait_for(lambda: all(self.read(k) == v for k, v in wanted.items()), what='the previewed knobs')
+        # Back to balanced: halting again, nothing to warn about.
+        doc = self.preview('balanced')
+        self.assertFalse(doc['polls_every_cpu'])
+        self.assertIsNone(doc['warning'])
+        r = self.ctl('--json', 'profile', 'balanced')
+        self.assertEqual(r.stderr, '')
+        self.assertNotIn('warning', json.loads(r.stdout))
+        self.assertEqual(self.stop_daemon(), 0)
+        self.assertEqual(P.knobs(self), P.original_knobs(self))
+
+    def test_preview_is_read_only_for_anyone_and_names_its_errors(self):
+        r = self.busctl('call', T.BUS_NAME, T.ROOT_PATH, T.MANAGER_IFACE, 'PreviewProfile', 's', 'latency',
+                        user=T.NOBODY, json_out=True)
+        cpus, knobs = r.json['data'][0], r.json['data'][1]
+        self.assertEqual([c[0] for c in cpus], [0, 1])
+        self.assertTrue(all(c[6] for c in cpus))            # polls only
+        self.assertTrue(knobs)
+        self.assertIn('Unknown profile "nope"', self.assert_dbus_error('UnknownProfile', 'PreviewProfile', 'nope'))
+        r = self.ctl('profile', 'nope', '--dry-run', check=False)
+        self.assertEqual(r.returncode, EXIT_FAILURE)
+        self.assertIn('UnknownProfile', r.stderr)
+        self.assertEqual(str(self.manager_prop('ActiveProfile')), 'balanced')
+        self.assertEqual(self.polkit_checked_actions(), [])
 
 
 class CtlNoDaemon(T.IdlePolicyTestCase):

@@ -10,7 +10,8 @@ not /var/lib/idlepolicy), --cgroup-root (a fake cgroup v2 tree holding the
 example's system.slice/postgresql.service) and --calibrate-helper (the
 real helper measures this machine's CPUs, which the live suite does; the
 one run-here names must exist and be executable); run-here's directory
-($RUN_HERE_DIR) is the test's.  "pid:1234" is a child of the test.  The
+($RUN_HERE_DIR) is the test's, and so is the state directory an example
+names (/var/lib/idlepolicy/calibration.json).  "pid:1234" is a child of the test.  The
 long-running examples (monitor, hold) get Ctrl-C once they showed what
 they do.  The record example reads this machine's tracefs as root (the
 live suite's test), and so does trace-cmd's; the simulate examples run
@@ -34,6 +35,7 @@ SOURCE_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..
 README = os.path.join(SOURCE_ROOT, 'README.md')
 RUN_HERE = os.path.join(SOURCE_ROOT, 'scripts', 'run-here')
 NO_DAEMON = ('record',)
+STATE_DIR = '/var/lib/idlepolicy'
 TRACE = os.path.join(SOURCE_ROOT, 'bench', 'traces', 'pgbench-ro.trace')
 # What "trace-cmd report -l | gzip > session.txt.gz" makes, from a session
 # recorded here (trace-cmd itself records in the live suite).
@@ -55,6 +57,15 @@ def run_here_argv(build, here):
     r = subprocess.run(['sh', RUN_HERE, '--print-argv', build], capture_output=True, text=True,
                        env=dict(os.environ, RUN_HERE_DIR=here), check=True)
     return r.stdout.splitlines()
+
+
+def run_here_path(build, here):
+    """Returns PATH as run-here's env file sets it for build (run-here
+    --print-env: its "export PATH=..." line)."""
+    r = subprocess.run(['sh', RUN_HERE, '--print-env', build], capture_output=True, text=True,
+                       env=dict(os.environ, RUN_HERE_DIR=here), check=True)
+    line = next(x for x in r.stdout.splitlines() if x.startswith('export PATH='))
+    return shlex.split(line[len('export PATH='):])[0].replace('$PATH', os.environ.get('PATH', ''))
 
 
 def read_text(path):
@@ -114,6 +125,11 @@ class RunHere(T.IdlePolicyTestCase):
         self.assertEqual(sorted(str(p) for p in self.manager_prop('Profiles')),
                          sorted(f[:-5] for f in os.listdir(option(a, '--profile-dir')) if f.endswith('.json')))
 
+    def example_env(self):
+        """The environment of a shell that sourced run-here's env file: the
+        examples find idlepolicyctl (this build's) on PATH."""
+        return self.env(PATH=run_here_path(self.build, self.here))
+
     def sleeper(self):
         child = subprocess.Popen(['sleep', '600'], preexec_fn=T._die_with_parent)  # noqa: PLW1509
         self.addCleanup(child.wait)
@@ -125,7 +141,7 @@ class RunHere(T.IdlePolicyTestCase):
         true.  Returns (exit status, stdout)."""
         out = os.path.join(self.tmp, 'long.out')
         with open(out, 'w+b') as f:
-            p = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, env=self.env())
+            p = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, env=self.example_env())
             try:
                 T.wait_for(lambda: shown(out) or p.poll() is not None, timeout=20, what=f'{argv} at work')
             finally:
@@ -134,9 +150,15 @@ class RunHere(T.IdlePolicyTestCase):
             rc = p.wait(timeout=10)
         return rc, read_text(out)
 
+    def test_env_puts_this_builds_ctl_first_on_path(self):
+        """README's '. /run/idlepolicyd-here/env': run-here's env file has
+        this build's idlepolicyctl first on PATH."""
+        first = run_here_path(self.build, self.here).split(':')[0]
+        self.assertEqual(os.path.realpath(shutil.which('idlepolicyctl', path=first)), os.path.realpath(self.ctl_exe))
+        with open(README, encoding='utf-8') as f:
+            self.assertIn('    . /run/idlepolicyd-here/env\n', f.read())
+
     def run_example(self, argv):
-        if argv[0] == 'idlepolicyctl':
-            argv = [self.ctl_exe] + argv[1:]
         if argv[0] == 'idlepolicy-record':
             shutil.copy(SESSION, os.path.join(self.tmp, 'session.txt.gz'))
             argv = [os.path.join(self.build, 'record', 'idlepolicy-record')] + argv[1:]
@@ -149,11 +171,14 @@ class RunHere(T.IdlePolicyTestCase):
         else:
             if verb == 'simulate':          # "--trace pgbench.trace": the one record made
                 shutil.copy(TRACE, os.path.join(self.tmp, 'pgbench.trace'))
-            r = subprocess.run(argv, capture_output=True, text=True, env=self.env(), timeout=300, check=False,
-                               cwd=self.tmp)
+            r = subprocess.run(argv, capture_output=True, text=True, env=self.example_env(), timeout=300,
+                               check=False, cwd=self.tmp)
             rc, out = r.returncode, r.stdout + r.stderr
             if verb == 'simulate':
                 self.assertRegex(out, r'\| oracle \| \d+ \| 100\.0 \|')
+            if verb == 'simulate' and '--trace' in argv:
+                self.assertIn('calibrated: 2 of 2 states measured' if '--calibration' in argv else
+                              "the trace's advertised costs, taken as real", out)
         self.assertEqual(rc, 0, f'README example {shlex.join(argv)} failed ({rc}):\n{out}')
         return out
 
@@ -165,13 +190,15 @@ class RunHere(T.IdlePolicyTestCase):
             if argv[0] in ('sudo', 'trace-cmd') or argv[1] in NO_DAEMON:
                 continue
             argv = [f'pid:{child.pid}' if a == 'pid:1234' else a for a in argv]
+            # run-here's state directory is the test's
+            argv = [self.state_dir + a[len(STATE_DIR):] if a.startswith(STATE_DIR + '/') else a for a in argv]
             with self.subTest(example=shlex.join(argv)):
                 out = self.run_example(argv)
                 ran += 1
                 if argv[1:] == ['profile']:
                     for name in ('balanced', 'latency', 'performance', 'power-saver'):
                         self.assertIn(name, out)
-        self.assertGreaterEqual(ran, 27, examples)
+        self.assertGreaterEqual(ran, 32, examples)
         self.assertEqual(str(self.manager_prop('ActiveProfile')), 'latency')
         self.assertTrue(self.daemon.alive(), self.daemon.output())
 

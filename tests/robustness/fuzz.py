@@ -138,9 +138,10 @@ def bad_cases(n_states):
     for usec in (T.LATENCY_MAX + 1, T.LATENCY_MAX + 2, 3000000000, 0xfffffffe):
         for cpu in (0, T.ALL_CPUS):
             add(f'SetResumeLatency({cpu}, {usec})', 'SetResumeLatency', 'uu', [cpu, usec], E + 'InvalidLatency')
-    # SetProfile / SetMode
+    # SetProfile, PreviewProfile / SetMode
     for name in ['', 'nosuch', '../../../etc/passwd', 'balanced\n', 'balanced ', 'Balanced', HUGE] + ctrl:
         add(f'SetProfile({name[:20]!r})', 'SetProfile', 's', [name], E + 'UnknownProfile')
+        add(f'PreviewProfile({name[:20]!r})', 'PreviewProfile', 's', [name], E + 'UnknownProfile')
     for mode in ['', 'Enforce', 'observe\n', ' observe', 'enforce ', 'both', HUGE] + ctrl:
         add(f'SetMode({mode[:20]!r})', 'SetMode', 's', [mode], E + 'InvalidMode')
     # Wrong types and arities: refused by sd-bus before the handler.
@@ -153,6 +154,7 @@ def bad_cases(n_states):
                              ('', []), ('ud', [0, 1.5])],
         'Restore': [('s', ['now']), ('u', [1])],
         'SetProfile': [('u', [1]), ('', []), ('ss', ['balanced', 'x'])],
+        'PreviewProfile': [('u', [1]), ('', []), ('ss', ['balanced', 'x'])],
         'SetMode': [('b', [True]), ('', []), ('as', [['enforce']])],
         'Calibrate': [('u', [1]), ('s', ['now'])],
     }

@@ -71,6 +71,24 @@ START_TEST(test_level0) {
 }
 END_TEST
 
+/* Nobody named a background: off at every level, nothing freed. */
+START_TEST(test_no_background) {
+        ConsolidateInput in = { .level = 1, .topology = big, .machine_util = Q10_PCT(10),
+                                .background = Q10_CPUS(0.5), .set_util = -1, .no_background = true };
+
+        ck_assert_int_eq(step(1, 10, 0.5, -1), 1);
+        ck_assert(c.active);
+        ck_assert_int_eq(consolidate_step(&params, &in, &c), 1);       /* off: changed */
+        ck_assert(!c.active);
+        ck_assert_uint_eq(cpuset_count(&c.freed), 0);
+        ck_assert_reason_has("off: no background configured");
+        in.level = 2;
+        ck_assert_int_eq(consolidate_step(&params, &in, &c), 0);
+        ck_assert(!c.active);
+        ck_assert_uint_eq(c.level, 2);
+}
+END_TEST
+
 START_TEST(test_unmeasured) {
         ck_assert_int_eq(step(1, -1, -1, -1), 0);
         ck_assert(!c.active);
@@ -216,6 +234,7 @@ int main(void) {
         tcase_add_test(tc, test_defaults);
         tcase_add_test(tc, test_needed);
         tcase_add_test(tc, test_level0);
+        tcase_add_test(tc, test_no_background);
         tcase_add_test(tc, test_unmeasured);
         tcase_add_test(tc, test_sizing);
         tcase_add_test(tc, test_hysteresis);

@@ -133,7 +133,7 @@ START_TEST(test_error_explain) {
 
         e = SD_BUS_ERROR_MAKE_CONST(SD_BUS_ERROR_SERVICE_UNKNOWN, "The name is not activatable");
         ck_assert_str_eq(ctl_error_explain(&e, &ctx, b, sizeof(b)),
-                         "idlepolicyd is not running (start it with 'systemctl start idlepolicyd')");
+                         "idlepolicyd is not running on this bus");
 
         e = SD_BUS_ERROR_MAKE_CONST("org.freedesktop.DBus.Error.Spawn.ChildExited", "exit 1");
         ck_assert_str_eq(ctl_error_explain(&e, &ctx, b, sizeof(b)),
@@ -146,6 +146,47 @@ START_TEST(test_error_explain) {
         ck_assert_str_eq(ctl_error_explain(&e, &ctx, b, sizeof(b)),
                          "the kernel refused to disable the state: no details");
         ck_assert_str_eq(ctl_error_explain(&e, &ctx, b, 8), "the ker");   /* truncated */
+}
+END_TEST
+
+START_TEST(test_parse_duration) {
+        uint64_t v = 7;
+
+        ck_assert_int_eq(ctl_parse_duration("10s", &v), 0);
+        ck_assert_uint_eq(v, 10000000);
+        ck_assert_int_eq(ctl_parse_duration("10", &v), 0);
+        ck_assert_uint_eq(v, 10000000);
+        ck_assert_int_eq(ctl_parse_duration("1.5s", &v), 0);
+        ck_assert_uint_eq(v, 1500000);
+        ck_assert_int_eq(ctl_parse_duration("500ms", &v), 0);
+        ck_assert_uint_eq(v, 500000);
+        ck_assert_int_eq(ctl_parse_duration("2min", &v), 0);
+        ck_assert_uint_eq(v, 120000000);
+        ck_assert_int_eq(ctl_parse_duration("1h", &v), 0);
+        ck_assert_uint_eq(v, 3600000000);
+        ck_assert_int_eq(ctl_parse_duration("250us", &v), 0);
+        ck_assert_uint_eq(v, 250);
+        v = 7;
+        ck_assert_int_eq(ctl_parse_duration("0s", &v), -EINVAL);
+        ck_assert_int_eq(ctl_parse_duration("-1s", &v), -EINVAL);
+        ck_assert_int_eq(ctl_parse_duration("s", &v), -EINVAL);
+        ck_assert_int_eq(ctl_parse_duration("10 s", &v), -EINVAL);
+        ck_assert_int_eq(ctl_parse_duration("10sec", &v), -EINVAL);
+        ck_assert_int_eq(ctl_parse_duration("", &v), -EINVAL);
+        ck_assert_int_eq(ctl_parse_duration("2d", &v), -EINVAL);
+        ck_assert_int_eq(ctl_parse_duration("25h", &v), -ERANGE);
+        ck_assert_uint_eq(v, 7);
+}
+END_TEST
+
+START_TEST(test_format_total) {
+        char b[32];
+
+        ck_assert_str_eq(ctl_format_total(250, b, sizeof(b)), "250us");
+        ck_assert_str_eq(ctl_format_total(1500000, b, sizeof(b)), "1.5s");
+        ck_assert_str_eq(ctl_format_total(90000000, b, sizeof(b)), "1.5min");
+        ck_assert_str_eq(ctl_format_total(3600000000, b, sizeof(b)), "1h");
+        ck_assert_str_eq(ctl_format_total(11520000000, b, sizeof(b)), "3.2h");
 }
 END_TEST
 
@@ -162,6 +203,8 @@ static Suite *ctl_format_suite(void) {
         tcase_add_test(tc, test_format_pids);
         tcase_add_test(tc, test_text_sanitize);
         tcase_add_test(tc, test_error_explain_pins);
+        tcase_add_test(tc, test_parse_duration);
+        tcase_add_test(tc, test_format_total);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -126,13 +126,29 @@ static char *frame_line(unsigned width, size_t i) {
         return line;
 }
 
+/* 80 columns: too narrow for a CPU's plan and states on one line, so its
+ * states go on the line below; nothing is cut. */
 START_TEST(test_frame_80_columns) {
-        _cleanup_free_ char *cpu0 = frame_line(80, 2);
+        char *lines[LINES_MAX], all[8192] = "";
+        size_t n = render(80, lines);
 
-        check_frame(80);
-        /* The long reason is cut with the marker rather than pushing the row out of line. */
-        ck_assert_ptr_nonnull(strstr(cpu0, "…"));
-        ck_assert_ptr_null(strstr(cpu0, "(poll-economics)"));
+        for (size_t i = 0; i < n; i++) {
+                ck_assert_msg(terminal_text_columns(lines[i]) <= 80, "line %zu: %s", i, lines[i]);
+                ck_assert_msg(!strstr(lines[i], "…"), "line %zu is cut: %s", i, lines[i]);
+                strncat(all, lines[i], sizeof(all) - strlen(all) - 2);
+                strcat(all, "\n");
+        }
+        ck_assert_ptr_nonnull(strstr(all, "idlepolicyd 0.1.0"));
+        ck_assert_ptr_nonnull(strstr(all, "halt-poll window 200us"));
+        ck_assert_ptr_nonnull(strstr(all, "CAP (REASON) / FLOOR (REASON)"));
+        ck_assert_ptr_nonnull(strstr(all, "STATES: share of entries (too deep / too shallow)"));
+        ck_assert_ptr_nonnull(strstr(all, "\n   0   50.0%     2100.0  "
+                                          "haltpoll idle (poll-economics) / POLL (poll-economics)\n"
+                                          "      POLL 70.0% (0.0%/12.5%)  haltpoll idle 30.0% (4.0%/0.0%)\n"));
+        ck_assert_ptr_nonnull(strstr(all, "\n   1    1.0%       11.0  haltpoll idle (model) / POLL (none)\n"));
+        ck_assert_ptr_nonnull(strstr(all, "\n   2  offline\n"));
+        ck_assert_str_eq(lines[n - 1], "Ctrl-C to quit.");
+        free_lines(lines, n);
 }
 END_TEST
 
@@ -144,6 +160,24 @@ START_TEST(test_frame_wide) {
         ck_assert_ptr_nonnull(strstr(cpu0, "haltpoll idle (poll-economics)  POLL (poll-economics)  POLL 70.0%"));
         ck_assert_ptr_null(strstr(cpu0, "…"));
         ck_assert_ptr_nonnull(strstr(header, "halt-poll window 200us"));
+}
+END_TEST
+
+/* Many states on 40 columns: wrapped at a state's start, each state whole
+ * where it fits a line. */
+START_TEST(test_frame_wrapped_states) {
+        char *lines[LINES_MAX];
+        size_t n = render(40, lines), seen = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                ck_assert_uint_le(terminal_text_columns(lines[i]), 40);
+                if (strncmp(lines[i], "      POLL 70.0% (0.0%/12.5%)", 29) == 0) {
+                        seen++;
+                        ck_assert_str_eq(lines[i + 1], "      haltpoll idle 30.0% (4.0%/0.0%)");
+                }
+        }
+        ck_assert_uint_eq(seen, 2);
+        free_lines(lines, n);
 }
 END_TEST
 
@@ -162,6 +196,7 @@ static Suite *monitor_frame_suite(void) {
         TCase *tc = tcase_create("core");
 
         tcase_add_test(tc, test_frame_80_columns);
+        tcase_add_test(tc, test_frame_wrapped_states);
         tcase_add_test(tc, test_frame_wide);
         tcase_add_test(tc, test_frame_narrow);
         suite_add_tcase(s, tc);
