@@ -30,20 +30,6 @@ struct CgroupWatch {
         void *userdata;
 };
 
-/* Returns true if path is relative, not empty and never goes up. */
-static bool path_is_below(const char *path) {
-        if (!path || !path[0] || path[0] == '/')
-                return false;
-        for (const char *s = path; *s; s += strspn(s, "/")) {
-                size_t n = strcspn(s, "/");
-
-                if (n == 2 && s[0] == '.' && s[1] == '.')
-                        return false;
-                s += n;
-        }
-        return true;
-}
-
 /* Returns true for the errors of a file whose cgroup has been removed. */
 static bool is_gone(int r) {
         return r == -ENOENT || r == -ENODEV;
@@ -175,10 +161,13 @@ static int add_sources(CgroupWatch *w, sd_event *e) {
 int cgroup_watch_new(sd_event *e, int root_fd, const char *path, CgroupWatchEmpty on_empty, void *userdata,
                      CgroupWatch **ret) {
         _cleanup_(cgroup_watch_freep) CgroupWatch *w = NULL;
-        int dir_fd, r;
+        _cleanup_close_ int dir_fd = fileio_open_beneath(root_fd, path, O_PATH | O_DIRECTORY);
+        int r;
 
-        if (!path_is_below(path))
-                return -EINVAL;
+        if (dir_fd == -EXDEV)
+                return -EINVAL;         /* a ".." component */
+        if (dir_fd < 0)
+                return dir_fd;
         w = calloc(1, sizeof(CgroupWatch));
         if (!w)
                 return -ENOMEM;
@@ -189,10 +178,7 @@ int cgroup_watch_new(sd_event *e, int root_fd, const char *path, CgroupWatchEmpt
         w->path = strdup(path);
         if (!w->path)
                 return -ENOMEM;
-        dir_fd = fileio_open_beneath(root_fd, path, O_PATH | O_DIRECTORY);
-        if (dir_fd < 0)
-                return dir_fd;
-        r = open_kind(w, dir_fd);
+        r = open_kind(w, TAKE_FD(dir_fd));
         if (r < 0)
                 return r;
         r = add_sources(w, e);

@@ -186,6 +186,13 @@ START_TEST(test_refused) {
 END_TEST
 
 START_TEST(test_links_refused) {
+        static const struct {
+                const char *path;
+                int error;
+        } cases[] = {
+                { "links/dir", -ELOOP }, { "links/dir/", -ELOOP }, { "links/ev", -ELOOP },
+                { "links/v1-link", -ELOOP }, { "links/fifo-ev", -EBADFD }, { "links/v1", -EBADFD },
+        };
         CgroupWatch *w = NULL;
         sd_event *e;
 
@@ -203,11 +210,9 @@ START_TEST(test_links_refused) {
         make_dir("links/v1");
         ck_assert_int_eq(mkfifoat(root_fd, "links/v1/cgroup.procs", 0600), 0);
         ck_assert_int_eq(sd_event_new(&e), 0);
-        ck_assert_int_eq(cgroup_watch_new(e, root_fd, "links/dir", on_empty, NULL, &w), -ELOOP);
-        ck_assert_int_eq(cgroup_watch_new(e, root_fd, "links/ev", on_empty, NULL, &w), -ELOOP);
-        ck_assert_int_eq(cgroup_watch_new(e, root_fd, "links/v1-link", on_empty, NULL, &w), -ELOOP);
-        ck_assert_int_eq(cgroup_watch_new(e, root_fd, "links/fifo-ev", on_empty, NULL, &w), -EBADFD);
-        ck_assert_int_eq(cgroup_watch_new(e, root_fd, "links/v1", on_empty, NULL, &w), -EBADFD);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                ck_assert_msg(cgroup_watch_new(e, root_fd, cases[i].path, on_empty, NULL, &w) == cases[i].error, "%s",
+                              cases[i].path);
         ck_assert_ptr_null(w);
         sd_event_unref(e);
 }
