@@ -44,32 +44,43 @@ static int enxio_reason(int dirfd, const char *path, int open_flags) {
 }
 
 /* Opens dirfd/path with open_flags | O_NONBLOCK|O_NOCTTY|O_CLOEXEC, so
- * that nothing blocks (a FIFO, a device), and fstat()s it into *ret_st.
- * Returns the fd, -EINVAL for an absolute or empty path, -EBADFD if it is
- * not a regular file, or -errno. */
-static int open_regular(int dirfd, const char *path, int open_flags, struct stat *ret_st) {
+ * that nothing blocks (a FIFO, a device), with fileio_open_beneath() when
+ * beneath, and fstat()s it into *ret_st.  Returns the fd, -EINVAL for an
+ * absolute or empty path, -EBADFD if it is not a regular file, or -errno. */
+static int open_regular(int dirfd, const char *path, int open_flags, bool beneath, struct stat *ret_st) {
         _cleanup_close_ int fd = -1;
-        int r;
 
         if (!path_valid(path))
                 return -EINVAL;
-        fd = openat(dirfd, path, open_flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-        if (fd < 0)
-                return errno == ENXIO ? enxio_reason(dirfd, path, open_flags) : -errno;
+        if (beneath) {
+                fd = fileio_open_beneath(dirfd, path, open_flags);
+                if (fd == -ENXIO || fd == -EISDIR)
+                        return -EBADFD; /* a socket, a FIFO without a reader, a directory */
+                if (fd < 0)
+                        return fd;
+        } else {
+                fd = openat(dirfd, path, open_flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+                if (fd < 0)
+                        return errno == ENXIO ? enxio_reason(dirfd, path, open_flags) : -errno;
+        }
         if (fstat(fd, ret_st) < 0)
                 return -errno;
         if (!S_ISREG(ret_st->st_mode))
                 return -EBADFD;
-        r = fd;
-        fd = -1;
-        return r;
+        return TAKE_FD(fd);
 }
 
 /* Returns the fd, or -EINVAL for an absolute or empty path, -EBADFD, or -errno. */
 int fileio_open_at(int dirfd, const char *path) {
         struct stat st;
 
-        return open_regular(dirfd, path, O_RDONLY, &st);
+        return open_regular(dirfd, path, O_RDONLY, false, &st);
+}
+
+int fileio_open_regular_beneath(int dirfd, const char *path) {
+        struct stat st;
+
+        return open_regular(dirfd, path, O_RDONLY, true, &st);
 }
 
 /* The one pread() loop: reads fd from offset len into buf until room
@@ -189,12 +200,24 @@ int fileio_pread_alloc(int fd, size_t max_size, char **buf, size_t *size) {
         return (int) pread_bounded(fd, max_size, buf, size);
 }
 
-int fileio_read_string_at(int dirfd, const char *path, char *buf, size_t size) {
-        _cleanup_close_ int fd = fileio_open_at(dirfd, path);
-        if (fd < 0)
-                return fd;
-        int r = fileio_pread_string(fd, buf, size);
+/* Reads the regular file fd into buf as fileio_read_string_at() does
+ * (takes fd).  Returns 0 or a negative errno. */
+static int read_string_fd(int fd, char *buf, size_t size) {
+        _cleanup_close_ int f = fd;
+        int r;
+
+        if (f < 0)
+                return f;
+        r = fileio_pread_string(f, buf, size);
         return r < 0 ? r : 0;
+}
+
+int fileio_read_string_at(int dirfd, const char *path, char *buf, size_t size) {
+        return read_string_fd(fileio_open_at(dirfd, path), buf, size);
+}
+
+int fileio_read_string_beneath(int dirfd, const char *path, char *buf, size_t size) {
+        return read_string_fd(fileio_open_regular_beneath(dirfd, path), buf, size);
 }
 
 /* fileio_read_regular_at() but a NUL byte is allowed (ret_len may be
@@ -208,7 +231,7 @@ static int read_regular(int dirfd, const char *path, size_t max_size, unsigned f
 
         if (max_size >= SSIZE_MAX - 2)
                 return -EINVAL;
-        fd = open_regular(dirfd, path, O_RDONLY | ((flags & FILEIO_NOFOLLOW) ? O_NOFOLLOW : 0), &st);
+        fd = open_regular(dirfd, path, O_RDONLY | ((flags & FILEIO_NOFOLLOW) ? O_NOFOLLOW : 0), false, &st);
         if (fd < 0)
                 return fd;
         if ((flags & FILEIO_OWNER_EUID) && st.st_uid != geteuid())
@@ -261,6 +284,8 @@ const char *fileio_error_reason(int r) {
                 return "not a regular file";
         case ELOOP:
                 return "a symbolic link";
+        case EXDEV:
+                return "outside its directory (a \"..\" component)";
         case EFBIG:
                 return "larger than the limit";
         case EPERM:
@@ -313,16 +338,30 @@ int fileio_read_u64_at(int dirfd, const char *path, uint64_t *ret) {
         return parse_u64(buf, ret);
 }
 
-int fileio_write_string_at(int dirfd, const char *path, const char *value) {
+/* Writes value to the regular file dirfd/path (opened O_WRONLY|O_TRUNC,
+ * never blocking; beneath: with fileio_open_beneath(), else O_NOFOLLOW).
+ * Returns 0 or a negative errno. */
+static int write_string(int dirfd, const char *path, const char *value, bool beneath) {
         struct stat st;
-        _cleanup_close_ int fd = open_regular(dirfd, path, O_WRONLY | O_TRUNC | O_NOFOLLOW, &st);
+        _cleanup_close_ int fd = open_regular(dirfd, path, O_WRONLY | O_TRUNC | (beneath ? 0 : O_NOFOLLOW), beneath,
+                                              &st);
+        size_t len = strlen(value);
+        ssize_t n;
+
         if (fd < 0)
                 return fd;
-        size_t len = strlen(value);
-        ssize_t n = write(fd, value, len);
+        n = write(fd, value, len);
         if (n < 0)
                 return -errno;
         if ((size_t) n != len)
                 return -EIO;
         return 0;
+}
+
+int fileio_write_string_at(int dirfd, const char *path, const char *value) {
+        return write_string(dirfd, path, value, false);
+}
+
+int fileio_write_string_beneath(int dirfd, const char *path, const char *value) {
+        return write_string(dirfd, path, value, true);
 }

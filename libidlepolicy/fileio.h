@@ -42,10 +42,11 @@ enum {
 int fileio_read_regular_at(int dirfd, const char *path, size_t max_size, unsigned flags,
                            char **ret, size_t *ret_size);
 
-/* A short human reason for an error of fileio_read_regular_at(), for
- * messages such as "Failed to read %s: %s": "not a regular file" (-EBADFD),
- * "a symbolic link" (-ELOOP), "larger than the limit" (-EFBIG), "not owned
- * by the daemon's user" (-EPERM), "contains a NUL byte" (-EBADMSG), else
+/* A short human reason for an error of fileio_read_regular_at() or
+ * fileio_open_beneath(), for messages such as "Failed to read %s: %s": "not
+ * a regular file" (-EBADFD), "a symbolic link" (-ELOOP), "outside its
+ * directory" (-EXDEV), "larger than the limit" (-EFBIG), "not owned by the
+ * daemon's user" (-EPERM), "contains a NUL byte" (-EBADMSG), else
  * strerror().  r may be negative or positive.  Returns a static string. */
 const char *fileio_error_reason(int r);
 
@@ -100,6 +101,46 @@ int fileio_write_string_at(int dirfd, const char *path, const char *value);
  * for an absolute or empty path, -EBADFD if it is not a regular file, or
  * another negative errno. */
 int fileio_open_at(int dirfd, const char *path);
+
+/* Opens path below dirfd (relative; a directory handle, also O_PATH) and
+ * nothing else: no symbolic link is followed in any component, the last
+ * one included, and no component leaves dirfd.  Mount points on the way
+ * are crossed (a cgroup v1 hierarchy is a mount inside the cgroup tmpfs).
+ * flags: the access mode, with O_PATH, O_DIRECTORY, O_TRUNC as wanted (no
+ * O_CREAT); O_CLOEXEC|O_NOCTTY are added, and O_NONBLOCK but to O_PATH,
+ * so that a FIFO never blocks.  This is the way the daemon opens every
+ * file of a cgroup, relative to the cgroup mount's fd.
+ *
+ * openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS) does
+ * it where the kernel has it (5.6 and later); where the call answers
+ * ENOSYS (an older kernel) or EPERM (a seccomp filter that does not know
+ * it), each call falls back to fileio_open_beneath_walk().  Returns the
+ * fd, or
+ *   -EINVAL   path absolute or empty, or a flag not listed above
+ *   -EXDEV    a ".." component (refused before anything is opened)
+ *   -ELOOP    a symbolic link in any component
+ *   -ENOTDIR  a component on the way that is not a directory (or O_DIRECTORY
+ *             and the file is not one)
+ *   -ENOENT, -EACCES, -ENXIO (a FIFO without a reader opened for writing),
+ *   -EISDIR (a directory opened for writing), or another errno of the open. */
+int fileio_open_beneath(int dirfd, const char *path, int flags);
+
+/* The fallback of fileio_open_beneath(), public so that the tests run it
+ * on any kernel: one openat(O_PATH|O_NOFOLLOW) per directory on the way,
+ * each checked to be a directory and not a link, the last component opened
+ * O_NOFOLLOW with flags.  Race-free like openat2(): each step is relative
+ * to the directory the previous one opened.  Returns as
+ * fileio_open_beneath(). */
+int fileio_open_beneath_walk(int dirfd, const char *path, int flags);
+
+/* fileio_open_at(), fileio_read_string_at() and fileio_write_string_at()
+ * through fileio_open_beneath(): a symbolic link anywhere in path is
+ * -ELOOP, a ".." component -EXDEV, a file that is not regular (a FIFO,
+ * with or without a reader, a directory, a socket, a device) -EBADFD;
+ * nothing is written then.  Return as their _at() counterparts otherwise. */
+int fileio_open_regular_beneath(int dirfd, const char *path);
+int fileio_read_string_beneath(int dirfd, const char *path, char *buf, size_t size);
+int fileio_write_string_beneath(int dirfd, const char *path, const char *value);
 
 /* Closes *fd if >= 0 and sets it to -1 (for __attribute__((cleanup))). */
 void fileio_closep(int *fd);

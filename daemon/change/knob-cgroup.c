@@ -8,6 +8,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "knob-cgroup.h"
+#include "log.h"
 
 #define CPUSET_FILE "/cpuset.cpus"
 
@@ -89,23 +90,57 @@ static int cgroup_dir(const KnobEnv *env, int *tmp) {
         return *tmp >= 0 ? *tmp : -ENOENT;
 }
 
-/* Returns 0, -ENOENT (gone) or another negative errno. */
+/* Returns 0, -ENOENT (gone), -ELOOP (a symbolic link in its path),
+ * -EBADFD (not a regular file) or another negative errno. */
 static int cgroup_read(const KnobEnv *env, const KnobAddr *a, char *buf, size_t size) {
         _cleanup_close_ int tmp = -1;
         int fd = cgroup_dir(env, &tmp), r;
 
-        r = fd < 0 ? fd : fileio_read_string_at(fd, a->rel, buf, size);
+        r = fd < 0 ? fd : fileio_read_string_beneath(fd, a->rel, buf, size);
         return r < 0 ? r : 0;
 }
 
-/* Returns 0, -ENOENT (gone: a removed cgroup leaves no file) or another
- * negative errno. */
+/* Returns 0, -ENOENT (gone: a removed cgroup leaves no file), -ELOOP,
+ * -EBADFD (nothing written) or another negative errno. */
 static int cgroup_write(const KnobEnv *env, const KnobAddr *a, const char *value) {
         _cleanup_close_ int tmp = -1;
         int fd = cgroup_dir(env, &tmp), r;
 
-        r = fd < 0 ? fd : fileio_write_string_at(fd, a->rel, value[0] ? value : "\n");
+        r = fd < 0 ? fd : fileio_write_string_beneath(fd, a->rel, value[0] ? value : "\n");
         return r == -ENODEV ? -ENOENT : r;
+}
+
+const char *knob_cgroup_refusal(int r) {
+        switch (r) {
+        case -ELOOP:
+                return "a symbolic link in its path (never followed in the cgroup mount)";
+        case -EXDEV:
+                return "a \"..\" component in its path";
+        case -ENOTDIR:
+                return "a component of its path is not a directory";
+        case -EBADFD:
+                return "not a regular file";
+        default:
+                return NULL;
+        }
+}
+
+/* A knob whose file cannot be reached safely (knob_cgroup_refusal()) is
+ * never written: its original is forgotten, logged.  Returns false then. */
+static bool cgroup_restorable(const KnobEnv *env, const KnobAddr *a, const char *value) {
+        _cleanup_close_ int tmp = -1, file = -1;
+        int fd = cgroup_dir(env, &tmp);
+        const char *why;
+
+        if (fd < 0)
+                return true;            /* the write says it is gone */
+        file = fileio_open_regular_beneath(fd, a->rel);
+        why = file < 0 ? knob_cgroup_refusal(file) : NULL;
+        if (!why)
+                return true;
+        log_warning("Not restoring " KNOB_CGROUP_PREFIX "%s/%s: %s; forgetting its original value \"%s\".",
+                    env->cgroup_root, a->rel, why, value);
+        return false;
 }
 
 const KnobType knob_type_cgroup = {
@@ -116,4 +151,5 @@ const KnobType knob_type_cgroup = {
         .value_valid = cgroup_value_valid,
         .read = cgroup_read,
         .write = cgroup_write,
+        .restorable = cgroup_restorable,
 };

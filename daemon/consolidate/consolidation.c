@@ -120,6 +120,8 @@ int consolidator_configure(Consolidator *c, const Config *cfg) {
 
 /* Why a target's knob cannot be read, for its state. */
 static const char *read_failure(int r) {
+        if (r == -ELOOP || r == -EXDEV || r == -ENOTDIR)
+                return knob_cgroup_refusal(r);
         switch (r) {
         case -ENOTCONN:
                 return "no system bus (units need systemd)";

@@ -230,20 +230,47 @@ static int apply_pid(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
 }
 
 /* The CPUs a cgroup may use now: cpuset.cpus.effective (v2, or v1's
- * effective_cpus), else cpuset.cpus.  Returns 0 or a negative errno. */
-static int cgroup_cpus(int cg_fd, const char *rel, CpuSet *ret) {
+ * effective_cpus), else cpuset.cpus, each read below the mount
+ * (fileio_read_string_beneath()).  Returns 0 or a named negative errno
+ * with e set (NotPinnable: none of them, or one refused). */
+static int cgroup_cpus(int cg_fd, const char *rel, const char *dir, CpuSet *ret, ErrorInfo *e) {
         static const char *const files[] = { "cpuset.cpus.effective", "cpuset.effective_cpus", "cpuset.cpus" };
         _cleanup_free_ char *buf = malloc(KNOB_CPULIST_MAX);
         char path[PIN_TARGET_VALUE_MAX + 32];
         int r = -ENOENT;
+        size_t i;
 
         if (!buf)
                 return -ENOMEM;
-        for (size_t i = 0; i < ELEMENTSOF(files) && r == -ENOENT; i++) {
+        for (i = 0; i < ELEMENTSOF(files) && r == -ENOENT; i++) {
                 snprintf(path, sizeof(path), "%s/%s", rel, files[i]);
-                r = fileio_read_string_at(cg_fd, path, buf, KNOB_CPULIST_MAX);
+                r = fileio_read_string_beneath(cg_fd, path, buf, KNOB_CPULIST_MAX);
         }
-        return r < 0 ? r : cpuset_parse(buf, ret, NULL);
+        if (r == -ENOENT)
+                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "The cgroup %s has no cpuset (no cpuset controller)", dir);
+        if (r < 0)
+                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "The cgroup %s has no usable cpuset: its %s is %s", dir,
+                                   files[i - 1], knob_cgroup_refusal(r) ?: strerror(-r));
+        r = cpuset_parse(buf, ret, NULL);
+        return r < 0 ? errinfo_set(e, -ERRNO_NOT_PINNABLE, "The cgroup %s has no usable cpuset: its %s is not a CPU list",
+                                   dir, files[i - 1]) : 0;
+}
+
+/* Checks that the cgroup rel is a directory below the mount cg_fd, reached
+ * without a symbolic link (fileio_open_beneath()).  Returns 0 or a named
+ * negative errno with e set: NoSuchProcess (missing), InvalidTarget (a
+ * link or ".." on the way). */
+static int cgroup_check_dir(const KnobEnv *env, int cg_fd, const char *rel, const char *dir, ErrorInfo *e) {
+        _cleanup_close_ int fd = fileio_open_beneath(cg_fd, rel, O_PATH | O_DIRECTORY);
+
+        if (fd >= 0)
+                return 0;
+        if (fd == -ENOENT || fd == -ENOTDIR)
+                return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No cgroup %s", dir);
+        if (fd == -ELOOP || fd == -EXDEV)
+                return errinfo_set(e, -ERRNO_INVALID_TARGET, "The cgroup path %s below %s is refused: %s", rel,
+                                   env->cgroup_root, knob_cgroup_refusal(fd));
+        return errinfo_set(e, -EIO, "Failed to open the cgroup %s: %s", dir, strerror(-fd));
 }
 
 /* The key of the cpuset.cpus of the cgroup rel (under the mount cg_fd)
@@ -251,19 +278,31 @@ static int cgroup_cpus(int cg_fd, const char *rel, CpuSet *ret) {
  * with e set. */
 static int cgroup_key(const KnobEnv *env, int cg_fd, const char *rel, char dir[static KNOB_CGROUP_PATH_MAX],
                       char key[static KNOB_KEY_MAX], ErrorInfo *e) {
+        int r;
+
         if (cg_fd < 0)
                 return errinfo_set(e, -ERRNO_NOT_PINNABLE, "No cgroup mount at %s", env->cgroup_root);
         if ((size_t) snprintf(dir, KNOB_CGROUP_PATH_MAX, "%s/%s", env->cgroup_root, rel) >= KNOB_CGROUP_PATH_MAX)
                 return errinfo_set(e, -ERRNO_INVALID_TARGET, "The cgroup path %s is too long", rel);
-        if (faccessat(cg_fd, rel, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
-                return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No cgroup %s", dir);
+        r = cgroup_check_dir(env, cg_fd, rel, dir, e);
+        if (r < 0)
+                return r;
         if (knob_cgroup_key(env, dir, key, KNOB_KEY_MAX) < 0)
                 return errinfo_set(e, -ERRNO_INVALID_TARGET, "Cannot pin the cgroup %s", dir);
         return 0;
 }
 
+/* NotPinnable for a cpuset.cpus refused (knob_cgroup_refusal(r)): a link
+ * on its way, a FIFO, a directory, found by the read or (the path changed
+ * since) by the write.  Returns it with e set. */
+static int cpuset_refused(const char *dir, int r, ErrorInfo *e) {
+        return errinfo_set(e, -ERRNO_NOT_PINNABLE, "The cgroup %s has no usable cpuset: its cpuset.cpus is %s", dir,
+                           knob_cgroup_refusal(r));
+}
+
 /* Sets the cgroup's cpuset.cpus (key) to cpus as a change of the pin.
- * Returns 0 or a named negative errno with e set. */
+ * Returns 0 or a named negative errno with e set (NotPinnable: its
+ * cpuset.cpus is refused). */
 static int cgroup_set(Pins *p, uint32_t id, const char *key, const char *dir, const CpuSet *cpus, ErrorInfo *e) {
         _cleanup_(change_set_done) ChangeSet set = {};
         _cleanup_free_ char *want = malloc(KNOB_CPULIST_MAX);
@@ -275,9 +314,13 @@ static int cgroup_set(Pins *p, uint32_t id, const char *key, const char *dir, co
         r = change_set_add(&set, key, want, e);
         if (r == -ENOMEM)
                 return r;
+        if (knob_cgroup_refusal(r))
+                return cpuset_refused(dir, r, e);
         if (r < 0)
-                return errinfo_set(e, -EIO, "Failed to read %s/cpuset.cpus: %s", dir, e->message);
+                return -EIO;            /* e says which file and why */
         r = change_set_apply(&set, e);
+        if (r < 0 && r != -ENOMEM && knob_cgroup_refusal(set.write_error))
+                return cpuset_refused(dir, set.write_error, e);
         if (r < 0)
                 return pin_change_error(&set, r, e);
         return 0;
@@ -290,7 +333,26 @@ static int cgroup_mount(const Pins *p) {
         return fd < 0 ? -errno : fd;
 }
 
-/* Returns 0 or a named negative errno with e set. */
+/* Watches the cgroup for its end (cgroup-watch.h).  Returns 0 or a named
+ * negative errno with e set. */
+static int cgroup_watch(Pins *p, PinRuntime *rt, int cg_fd, const char *rel, const char *dir, ErrorInfo *e) {
+        int r = cgroup_watch_new(p->ctx.event, cg_fd, rel, on_cgroup_empty, rt, &rt->cgroup);
+
+        if (r == -ENOENT)
+                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "The cgroup %s has none of cgroup.events, cgroup.procs "
+                                   "and tasks: its end cannot be seen", dir);
+        if (knob_cgroup_refusal(r))
+                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "The cgroup %s cannot be watched for its end: its "
+                                   "cgroup.events, cgroup.procs or tasks is %s", dir, knob_cgroup_refusal(r));
+        if (r < 0)
+                return errinfo_set(e, r == -ENOMEM ? r : -EIO, "Failed to watch the cgroup %s: %s", dir, strerror(-r));
+        return 0;
+}
+
+/* Every file of the cgroup is opened below the mount, never through a
+ * symbolic link; the watch is made before the write, so that a cgroup
+ * that cannot be watched is never changed.  Returns 0 or a named negative
+ * errno with e set. */
 static int apply_cgroup(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
         const KnobEnv *env = change_layer_env(p->ctx.changes);
         const char *rel = pin->target.value;
@@ -302,20 +364,16 @@ static int apply_cgroup(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
         r = cgroup_key(env, cg_fd, rel, dir, key, e);
         if (r < 0)
                 return r;
-        r = cgroup_cpus(cg_fd, rel, &orig);
+        r = cgroup_cpus(cg_fd, rel, dir, &orig, e);
         if (r < 0)
-                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "The cgroup %s has no cpuset (no cpuset controller): %s",
-                                   dir, strerror(-r));
+                return r;
+        r = cgroup_watch(p, rt, cg_fd, rel, dir, e);
+        if (r < 0)
+                return r;
         if (!pin->cpus_given)
                 pin->cpus = orig;
-        else {
-                r = cgroup_set(p, pin->id, key, dir, &pin->cpus, e);
-                if (r < 0)
-                        return r;
-        }
-        r = cgroup_watch_new(p->ctx.event, cg_fd, rel, on_cgroup_empty, rt, &rt->cgroup);
-        if (r < 0)
-                return errinfo_set(e, -EIO, "Failed to watch the cgroup %s: %s", dir, strerror(-r));
+        else
+                return cgroup_set(p, pin->id, key, dir, &pin->cpus, e);
         return 0;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A cgroup's emptiness: cgroup.events through inotify (v2), cgroup.procs
- * on a timer (v1); see cgroup-watch.h. */
+ * on a timer (v1); see cgroup-watch.h.  Every open is below the cgroup
+ * mount's fd, never through a symbolic link (fileio_open_beneath()). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -29,20 +30,6 @@ struct CgroupWatch {
         void *userdata;
 };
 
-/* Returns true if path is relative, not empty and never goes up. */
-static bool path_is_below(const char *path) {
-        if (!path || !path[0] || path[0] == '/')
-                return false;
-        for (const char *s = path; *s; s += strspn(s, "/")) {
-                size_t n = strcspn(s, "/");
-
-                if (n == 2 && s[0] == '.' && s[1] == '.')
-                        return false;
-                s += n;
-        }
-        return true;
-}
-
 /* Returns true for the errors of a file whose cgroup has been removed. */
 static bool is_gone(int r) {
         return r == -ENOENT || r == -ENODEV;
@@ -69,15 +56,15 @@ static int events_empty(CgroupWatch *w) {
 }
 
 /* Returns 1 if the v1 process list is empty (or gone), 0 if not, or a
- * negative errno. */
+ * negative errno (-ELOOP, -EBADFD: the file became a link or something
+ * else than a file since the watch began). */
 static int procs_empty(CgroupWatch *w) {
-        _cleanup_close_ int fd = -1;
+        _cleanup_close_ int fd = fileio_open_regular_beneath(w->fd, w->procs);
         char c;
         ssize_t n;
 
-        fd = openat(w->fd, w->procs, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
         if (fd < 0)
-                return is_gone(-errno) ? 1 : -errno;
+                return is_gone(fd) ? 1 : fd;
         n = read(fd, &c, 1);
         if (n < 0)
                 return is_gone(-errno) ? 1 : -errno;
@@ -118,23 +105,32 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return r;
 }
 
-/* Finds out how dir_fd is watched: w->fd and w->kind.  Takes dir_fd.
- * Returns 0 or a negative errno. */
+/* Finds out how dir_fd is watched: w->fd and w->kind.  Every file is
+ * opened below dir_fd with fileio_open_regular_beneath(): a symbolic link
+ * or a file that is not regular is refused, not taken for "absent".  Takes
+ * dir_fd.  Returns 0 or a negative errno. */
 static int open_kind(CgroupWatch *w, int dir_fd) {
+        static const char *const procs[] = { "cgroup.procs", "tasks" };
         _cleanup_close_ int dir = dir_fd;
+        int fd;
 
-        w->fd = openat(dir, "cgroup.events", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        if (w->fd >= 0) {
+        fd = fileio_open_regular_beneath(dir, "cgroup.events");
+        if (fd >= 0) {
+                w->fd = fd;
                 w->kind = CGROUP_WATCH_EVENTS;
                 return 0;
         }
-        if (errno != ENOENT)
-                return -errno;
-        if (faccessat(dir, "cgroup.procs", F_OK, 0) == 0)
-                w->procs = "cgroup.procs";
-        else if (faccessat(dir, "tasks", F_OK, 0) == 0)
-                w->procs = "tasks";
-        else
+        if (fd != -ENOENT)
+                return fd;
+        for (size_t i = 0; i < ELEMENTSOF(procs) && !w->procs; i++) {
+                fd = fileio_open_regular_beneath(dir, procs[i]);
+                if (fd >= 0)
+                        w->procs = procs[i];
+                else if (fd != -ENOENT)
+                        return fd;
+                fileio_closep(&fd);
+        }
+        if (!w->procs)
                 return -ENOENT;
         w->kind = CGROUP_WATCH_POLL;
         w->fd = TAKE_FD(dir);
@@ -165,10 +161,13 @@ static int add_sources(CgroupWatch *w, sd_event *e) {
 int cgroup_watch_new(sd_event *e, int root_fd, const char *path, CgroupWatchEmpty on_empty, void *userdata,
                      CgroupWatch **ret) {
         _cleanup_(cgroup_watch_freep) CgroupWatch *w = NULL;
-        int dir_fd, r;
+        _cleanup_close_ int dir_fd = fileio_open_beneath(root_fd, path, O_PATH | O_DIRECTORY);
+        int r;
 
-        if (!path_is_below(path))
-                return -EINVAL;
+        if (dir_fd == -EXDEV)
+                return -EINVAL;         /* a ".." component */
+        if (dir_fd < 0)
+                return dir_fd;
         w = calloc(1, sizeof(CgroupWatch));
         if (!w)
                 return -ENOMEM;
@@ -179,10 +178,7 @@ int cgroup_watch_new(sd_event *e, int root_fd, const char *path, CgroupWatchEmpt
         w->path = strdup(path);
         if (!w->path)
                 return -ENOMEM;
-        dir_fd = openat(root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dir_fd < 0)
-                return -errno;
-        r = open_kind(w, dir_fd);
+        r = open_kind(w, TAKE_FD(dir_fd));
         if (r < 0)
                 return r;
         r = add_sources(w, e);

@@ -41,11 +41,18 @@ typedef void (*CgroupWatchEmpty)(const char *path, void *userdata);
  * system's root: /sys/fs/cgroup in the daemon, a temp dir in tests), v2 if
  * it has cgroup.events, else v1: on_empty(path, userdata) is called once
  * from e when it is empty, at the first iteration if it already is.
+ * Every file is opened below root_fd with fileio_open_beneath(): no
+ * symbolic link is followed, in path or as one of the cgroup's files.
  * Returns 0, or
  *   -EINVAL  path is empty, absolute, or has a ".." component
  *   -ENOENT  no such directory, or it has none of cgroup.events,
  *            cgroup.procs and tasks (not a cgroup)
- *   -ENOMEM, or a negative errno of openat or sd-event.
+ *   -ELOOP   a symbolic link in path, or as cgroup.events, cgroup.procs
+ *            or tasks
+ *   -ENOTDIR a component of path is not a directory
+ *   -EBADFD  cgroup.events, cgroup.procs or tasks is not a regular file
+ *            (a FIFO, a directory)
+ *   -ENOMEM, or a negative errno of the open or sd-event.
  * *ret is untouched on failure. */
 int cgroup_watch_new(sd_event *e, int root_fd, const char *path, CgroupWatchEmpty on_empty, void *userdata,
                      CgroupWatch **ret);

@@ -3,7 +3,10 @@
  * directory: a v2 cgroup.events file going from "populated 1" to
  * "populated 0" (inotify sees regular files too), a v1 cgroup.procs (or
  * tasks) emptied under the poll, a cgroup that disappears, and the paths
- * it refuses.  No privileges needed. */
+ * it refuses: a symbolic link as the cgroup, as a directory on the way or
+ * as its cgroup.events or tasks (to a cgroup outside the root that is
+ * empty: followed, it would end the pin at once), and a FIFO where
+ * cgroup.events or cgroup.procs should be.  No privileges needed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -24,6 +27,9 @@ static const char *const tree[] = {
         "v2/app/cgroup.events", "v2/app", "v2",
         "v1/app/cgroup.procs", "v1/app/tasks", "v1/app", "v1",
         "plain", "file",
+        "links/dir", "links/ev/cgroup.events", "links/ev", "links/fifo-ev/cgroup.events", "links/fifo-ev",
+        "links/v1/cgroup.procs", "links/v1", "links/v1-link/tasks", "links/v1-link", "links",
+        "outside/cgroup.events", "outside/tasks", "outside",
 };
 
 static void tree_setup(void) {
@@ -179,9 +185,43 @@ START_TEST(test_refused) {
 }
 END_TEST
 
+START_TEST(test_links_refused) {
+        static const struct {
+                const char *path;
+                int error;
+        } cases[] = {
+                { "links/dir", -ELOOP }, { "links/dir/", -ELOOP }, { "links/ev", -ELOOP },
+                { "links/v1-link", -ELOOP }, { "links/fifo-ev", -EBADFD }, { "links/v1", -EBADFD },
+        };
+        CgroupWatch *w = NULL;
+        sd_event *e;
+
+        make_dir("outside");
+        write_file("outside/cgroup.events", "populated 0\nfrozen 0\n");
+        write_file("outside/tasks", "");
+        make_dir("links");
+        ck_assert_int_eq(symlinkat("../outside", root_fd, "links/dir"), 0);
+        make_dir("links/ev");
+        ck_assert_int_eq(symlinkat("../../outside/cgroup.events", root_fd, "links/ev/cgroup.events"), 0);
+        make_dir("links/v1-link");
+        ck_assert_int_eq(symlinkat("../../outside/tasks", root_fd, "links/v1-link/tasks"), 0);
+        make_dir("links/fifo-ev");
+        ck_assert_int_eq(mkfifoat(root_fd, "links/fifo-ev/cgroup.events", 0600), 0);
+        make_dir("links/v1");
+        ck_assert_int_eq(mkfifoat(root_fd, "links/v1/cgroup.procs", 0600), 0);
+        ck_assert_int_eq(sd_event_new(&e), 0);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                ck_assert_msg(cgroup_watch_new(e, root_fd, cases[i].path, on_empty, NULL, &w) == cases[i].error, "%s",
+                              cases[i].path);
+        ck_assert_ptr_null(w);
+        sd_event_unref(e);
+}
+END_TEST
+
 int main(void) {
         const TTest *const tests[] = {
                 test_v2_empties, test_v2_already_empty, test_v1_poll, test_v1_tasks_removed, test_refused,
+                test_links_refused,
         };
 
         return watch_test_main("cgroup-watch", tests, ELEMENTSOF(tests), tree_setup, tree_teardown);

@@ -3,7 +3,8 @@
  * knob-irq.h) through the change layer: a real child process's affinity
  * and a cgroup's cpuset.cpus in a temporary cgroup root, changed by a pin's
  * change set and put back by its restore and by the next start's replay; a
- * thread that is gone or whose TID was reused is never touched; unit keys,
+ * thread that is gone or whose TID was reused is never touched; a cgroup
+ * reached through a symbolic link is never written; unit keys,
  * and unit knobs kept while there is no bus (the bus itself:
  * test-systemd-unit.c); interrupts under the root, never the host's. */
 #include <signal.h>
@@ -216,6 +217,82 @@ START_TEST(test_cgroup_cpus_restored) {
 }
 END_TEST
 
+/* The key of the cpuset.cpus of root/rel. */
+static void cgroup_key_of(const ChangeTest *c, const char *root, const char *rel, char *key, size_t size) {
+        char dir[600];
+
+        snprintf(dir, sizeof(dir), "%s/%s", root, rel);
+        ck_assert_int_eq(knob_cgroup_key(&c->env, dir, key, size), 0);
+}
+
+static void assert_victim_untouched(const FakeTree *t) {
+        char buf[64];
+        struct stat st;
+
+        ck_assert_int_eq(fileio_read_string_at(t->fd, "outside/cpuset.cpus", buf, sizeof(buf)), 0);
+        ck_assert_str_eq(buf, "0-3");
+        ck_assert_int_eq(fileio_read_string_at(t->fd, "outside/child/cpuset.cpus", buf, sizeof(buf)), 0);
+        ck_assert_str_eq(buf, "0-3");
+        ck_assert_int_eq(fstatat(t->fd, "outside/cpuset.cpus", &st, 0), 0);
+        ck_assert_int_eq(st.st_mtim.tv_sec, 1);           /* never opened for writing */
+}
+
+/* Symbolic links in the cgroup mount to a victim outside it, as the cgroup
+ * (relative, absolute), as a directory on the way, as its cpuset.cpus; a
+ * FIFO and a directory as cpuset.cpus; and a cgroup swapped for a link
+ * after its change: a change set is refused (-ELOOP, -EBADFD, nothing
+ * written), a restore and a replay forget the knob without writing. */
+START_TEST(test_cgroup_links_refused) {
+        FakeTree *t = unit_tree(NULL);
+        const char *rels[] = { "evil", "abs", "par/child", "leaf", "fifo", "dir" };
+        const int errors[] = { -ELOOP, -ELOOP, -ELOOP, -ELOOP, -EBADFD, -EBADFD };
+        char root[512], abs[600], key[700], body[4096] = "", buf[64];
+        const struct timespec old[2] = { { 1, 0 }, { 1, 0 } };
+        ErrorInfo e = {};
+        ChangeTest c;
+
+        snprintf(root, sizeof(root), "%s/cgroup", t->path);
+        ck_assert_int_eq(faketree_write(t->fd, "outside/cpuset.cpus", "0-3\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, "outside/child/cpuset.cpus", "0-3\n"), 0);
+        ck_assert_int_eq(utimensat(t->fd, "outside/cpuset.cpus", old, 0), 0);
+        ck_assert_int_eq(faketree_write(t->fd, "cgroup/swap/cpuset.cpus", "\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, "cgroup/dir/cpuset.cpus/x", "\n"), 0);
+        ck_assert_int_eq(symlinkat("../outside", t->fd, "cgroup/evil"), 0);
+        snprintf(abs, sizeof(abs), "%s/outside", t->path);
+        ck_assert_int_eq(symlinkat(abs, t->fd, "cgroup/abs"), 0);
+        ck_assert_int_eq(symlinkat("../outside", t->fd, "cgroup/par"), 0);
+        ck_assert_int_eq(mkdirat(t->fd, "cgroup/leaf", 0755), 0);
+        ck_assert_int_eq(symlinkat("../../outside/cpuset.cpus", t->fd, "cgroup/leaf/cpuset.cpus"), 0);
+        ck_assert_int_eq(mkdirat(t->fd, "cgroup/fifo", 0755), 0);
+        ck_assert_int_eq(mkfifoat(t->fd, "cgroup/fifo/cpuset.cpus", 0600), 0);
+        change_test_open_types(&c, t, NULL, root);
+        for (size_t i = 0; i < ELEMENTSOF(rels); i++) {
+                cgroup_key_of(&c, root, rels[i], key, sizeof(key));
+                ck_assert_int_eq(change_test_set(c.l, PIN1, key, "1"), errors[i]);
+                snprintf(body + strlen(body), sizeof(body) - strlen(body), "%s 1\n", key);
+        }
+        ck_assert_uint_eq(change_n_changed(c.l), 0);
+        /* changed, then swapped for a link: the restore writes nothing */
+        cgroup_key_of(&c, root, "swap", key, sizeof(key));
+        ck_assert_int_eq(change_test_set(c.l, PIN1, key, "1"), 1);
+        ck_assert_int_eq(renameat(t->fd, "cgroup/swap", t->fd, "cgroup/swap.real"), 0);
+        ck_assert_int_eq(symlinkat("../outside", t->fd, "cgroup/swap"), 0);
+        ck_assert_int_eq(change_restore(c.l, PIN1, &e), 0);
+        ck_assert_uint_eq(change_n_changed(c.l), 0);
+        ck_assert_int_eq(fileio_read_string_at(t->fd, "cgroup/swap.real/cpuset.cpus", buf, sizeof(buf)), 0);
+        ck_assert_str_eq(buf, "1");
+        change_test_close(&c);
+        assert_victim_untouched(t);
+        /* a previous run's journal naming them all: replayed, none written */
+        write_journal_file(t, body);
+        change_test_open_types(&c, t, NULL, root);
+        ck_assert_int_eq(change_layer_replay(c.l), (int) ELEMENTSOF(rels));
+        ck_assert_uint_eq(change_n_changed(c.l), 0);
+        change_test_close(&c);
+        assert_victim_untouched(t);
+}
+END_TEST
+
 /* unit:NAME keys: pin-target.h's names of a type with a cgroup; "" is a
  * value ("not set"). */
 START_TEST(test_unit_keys) {
@@ -329,6 +406,7 @@ static Suite *workload_suite(void) {
         tcase_add_test(tc, test_task_affinity_replayed);
         tcase_add_test(tc, test_task_gone_or_reused);
         tcase_add_test(tc, test_cgroup_cpus_restored);
+        tcase_add_test(tc, test_cgroup_links_refused);
         tcase_add_test(tc, test_bad_lines_skipped);
         tcase_add_test(tc, test_unit_keys);
         tcase_add_test(tc, test_unit_kept_without_bus);
