@@ -1,0 +1,108 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// Fake is a daemon in memory for tests: it keeps pins by path, refuses a
+// second pin of one target (DuplicateTarget), an unknown profile
+// (UnknownProfile) and an unknown path (NoSuchPin) as idlepolicyd does,
+// and counts the calls.
+type Fake struct {
+	mu           sync.Mutex
+	pins         map[string]Pin
+	next         int
+	ProfileNames []string
+	Calls        map[string]int
+	Fail         error // returned by every call while set
+}
+
+// NewFake returns a fake daemon with the built-in profiles.
+func NewFake() *Fake {
+	return &Fake{pins: map[string]Pin{}, ProfileNames: []string{"balanced", "latency", "performance", "power-saver"},
+		Calls: map[string]int{}}
+}
+
+func busError(name, format string, a ...any) error {
+	return dbus.Error{Name: ErrorPrefix + name, Body: []any{fmt.Sprintf(format, a...)}}
+}
+
+// Pins returns the pins sorted by path.
+func (f *Fake) Pins(ctx context.Context) ([]Pin, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Calls["Pins"]++
+	if f.Fail != nil {
+		return nil, f.Fail
+	}
+	pins := []Pin{}
+	for _, p := range f.pins {
+		pins = append(pins, p)
+	}
+	sort.Slice(pins, func(i, j int) bool { return pins[i].Path < pins[j].Path })
+	return pins, nil
+}
+
+// Pin adds a pin.
+func (f *Fake) Pin(ctx context.Context, target, cpus, profile, reason string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Calls["Pin"]++
+	if f.Fail != nil {
+		return "", f.Fail
+	}
+	known := false
+	for _, n := range f.ProfileNames {
+		known = known || n == profile
+	}
+	if !known {
+		return "", busError("UnknownProfile", "Unknown profile %q", profile)
+	}
+	for _, p := range f.pins {
+		if p.Target == target {
+			return "", busError("DuplicateTarget", "%s is pinned already", target)
+		}
+	}
+	f.next++
+	path := fmt.Sprintf("%s/pin/%d", RootPath, f.next)
+	f.pins[path] = Pin{Path: path, Target: target, CPUs: cpus, Profile: profile, Reason: reason, State: "active"}
+	return path, nil
+}
+
+// Unpin removes a pin.
+func (f *Fake) Unpin(ctx context.Context, path string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Calls["Unpin"]++
+	if f.Fail != nil {
+		return f.Fail
+	}
+	if _, ok := f.pins[path]; !ok {
+		return busError("NoSuchPin", "No pin %s", path)
+	}
+	delete(f.pins, path)
+	return nil
+}
+
+// Profiles returns ProfileNames.
+func (f *Fake) Profiles(ctx context.Context) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Calls["Profiles"]++
+	if f.Fail != nil {
+		return nil, f.Fail
+	}
+	return append([]string(nil), f.ProfileNames...), nil
+}
+
+// Reset forgets the call counts.
+func (f *Fake) Reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Calls = map[string]int{}
+}
