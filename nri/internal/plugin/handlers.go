@@ -118,6 +118,9 @@ func (p *Plugin) StartContainer(ctx context.Context, pod *api.PodSandbox, ctr *a
 	if _, ok := p.pinned[ctr.GetId()]; ok {
 		return nil
 	}
+	if time.Since(p.readAt) > ProfilesMaxAge {
+		p.refreshProfiles(ctx)
+	}
 	if d, ok := p.desired(pod, ctr); ok {
 		p.pin(ctx, d)
 	}

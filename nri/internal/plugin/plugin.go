@@ -17,6 +17,9 @@ import (
 
 // Defaults of Plugin's durations.
 const (
+	// ProfilesMaxAge: StartContainer reads the daemon's profiles again when
+	// its list is older (an administrator may add one, the daemon restart).
+	ProfilesMaxAge = 2 * time.Second
 	// CallTimeout bounds one call to the daemon: a container never waits
 	// longer for its pin (it starts without one then).
 	CallTimeout = time.Second
@@ -36,6 +39,7 @@ type Plugin struct {
 	mu       sync.Mutex // one daemon call at a time; guards what follows
 	pinned   map[string]pinned
 	profiles map[string]bool // nil: not known (any name is tried)
+	readAt   time.Time       // when profiles was read
 	syncDone chan struct{}   // closed when the last Synchronize's reconciliation ended
 	gone     map[string]bool // while it runs: containers stopped meanwhile (not to be pinned)
 }
@@ -62,6 +66,7 @@ func (p *Plugin) refreshProfiles(ctx context.Context) {
 	cctx, cancel := p.call(ctx)
 	defer cancel()
 	names, err := p.Daemon.Profiles(cctx)
+	p.readAt = time.Now()
 	if err != nil {
 		p.Log.Warn("cannot read the daemon's profiles, annotations are checked when pinning", "error", err)
 		p.profiles = nil
