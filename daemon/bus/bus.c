@@ -9,6 +9,7 @@
 #include "bus-cpu.h"
 #include "bus-manager.h"
 #include "bus-pins.h"
+#include "bus-reports.h"
 #include "log.h"
 
 /* Returns 0 or a negative errno (logged). */
@@ -23,6 +24,8 @@ int bus_connect(Manager *m) {
                 r = bus_cpu_register(m);
         if (r >= 0)
                 r = bus_pins_register(m);
+        if (r >= 0)
+                r = bus_reports_register(m);
         if (r >= 0)
                 r = sd_bus_add_object_manager(m->bus, NULL, BUS_PATH);
         if (r < 0)

@@ -279,11 +279,13 @@ class Containerd:
             raise RuntimeError(f'ctr {args} failed: {r.stderr}')
         return r
 
-    def crictl(self, *args, check=True, timeout=60):
+    def crictl_argv(self, *args):
         ep = f'unix://{self.sock}'
-        r = subprocess.run([os.path.join(self.bindir, 'crictl'), '--runtime-endpoint', ep, '--image-endpoint', ep,
-                            '--timeout', '30s'] + list(args), capture_output=True, text=True, check=False,
-                           timeout=timeout)
+        return [os.path.join(self.bindir, 'crictl'), '--runtime-endpoint', ep, '--image-endpoint', ep,
+                '--timeout', '30s'] + list(args)
+
+    def crictl(self, *args, check=True, timeout=60):
+        r = subprocess.run(self.crictl_argv(*args), capture_output=True, text=True, check=False, timeout=timeout)
         if check and r.returncode != 0:
             raise RuntimeError(f'crictl {args} failed: {r.stderr}\n{self.output()[-3000:]}')
         return r.stdout.strip()

@@ -203,9 +203,18 @@ class Pods(K8sTestCase):
         for needle in ('no-such-profile', 'idlepolicy.io/cpus', 'cpu-c-states.crio.io', 'CPU 7'):
             self.assertIn(needle, log)
         self.assertEqual(log.count('container starts without a pin') + log.count('container not pinned'), 4, log)
+        # the daemon's status shows each under its container
+        reports = {r['source']: r['message'] for r in json.loads(self.ctl('status', '--json').stdout)['reports']}
+        self.assertEqual(set(reports), {f'k8s default/bad{i}/app' for i in range(4)}, reports)
+        self.assertIn('no-such-profile', reports['k8s default/bad0/app'])
+        self.assertIn('CPU 7', reports['k8s default/bad3/app'])
+        self.assertIn('Reports:     k8s default/bad2/app: bad annotation cpu-c-states.crio.io="sometimes"',
+                      self.ctl('status').stdout)
         self.assert_daemon_alive()
         for pod in pods:
             self.containerd.remove_pod(pod)
+        # the pods gone, their reports go with them
+        self.assertEqual(list(self.manager_prop('Reports')), [])
 
 
 class Failures(K8sTestCase):
@@ -240,11 +249,12 @@ class Failures(K8sTestCase):
         pod, ids = self.run_pod('kept', {'idlepolicy.io/profile': 'power-saver', 'idlepolicy.io/cpus': '1'},
                                 containers=[('app', '0-1')])
         cid = ids['app']
-        self.wait_pinned(cid, 'power-saver')
+        before = self.wait_pinned(cid, 'power-saver')
         self.stop_daemon(signal.SIGKILL)
         self.assertEqual(self.cpuset(cid), '1')
         self.start_daemon(extra=['--cgroup-root', K.CGROUP_ROOT])
         pin = self.wait_pinned(cid, 'power-saver')   # pins.json: the pin is back
+        self.assertEqual(pin['path'], before['path'])  # the same object: the plugin's path still names it
         self.assertEqual(self.cpuset(cid), '1')
         self.assertEqual(str(self.cpu_prop(1, 'Profile')), 'power-saver')
         # the plugin knows it by its old path: the stop ends it through the

@@ -36,6 +36,10 @@ type Client interface {
 	Unpin(ctx context.Context, path string) error
 	// Profiles returns the names of the loaded profiles.
 	Profiles(ctx context.Context) ([]string, error)
+	// Report shows message in the daemon's status under source ("" clears it).
+	Report(ctx context.Context, source, message string) error
+	// Reports returns the sources that have a report.
+	Reports(ctx context.Context) ([]string, error)
 }
 
 // IsError reports whether err is the daemon's named error (the last part
@@ -124,6 +128,32 @@ func (b *Bus) Profiles(ctx context.Context) ([]string, error) {
 		return nil, errors.New("the Profiles property is not a list of strings")
 	}
 	return names, nil
+}
+
+// Report calls Report.
+func (b *Bus) Report(ctx context.Context, source, message string) error {
+	return b.root().CallWithContext(ctx, ManagerIface+".Report", 0, source, message).Err
+}
+
+// Reports reads the Reports property's sources.
+func (b *Bus) Reports(ctx context.Context) ([]string, error) {
+	var v dbus.Variant
+	err := b.root().CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", 0, ManagerIface, "Reports").Store(&v)
+	if err != nil {
+		return nil, err
+	}
+	var reports []struct {
+		Usec            uint64
+		Source, Message string
+	}
+	if err := dbus.Store([]any{v.Value()}, &reports); err != nil {
+		return nil, err
+	}
+	sources := []string{}
+	for _, r := range reports {
+		sources = append(sources, r.Source)
+	}
+	return sources, nil
 }
 
 // NormalTarget is the daemon's normal form of "cgroup:"+path (pin-target.h:

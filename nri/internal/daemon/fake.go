@@ -16,6 +16,7 @@ import (
 type Fake struct {
 	mu           sync.Mutex
 	pins         map[string]Pin
+	reports      map[string]string
 	next         int
 	ProfileNames []string
 	Calls        map[string]int
@@ -24,7 +25,7 @@ type Fake struct {
 
 // NewFake returns a fake daemon with the built-in profiles.
 func NewFake() *Fake {
-	return &Fake{pins: map[string]Pin{}, ProfileNames: []string{"balanced", "latency", "performance", "power-saver"},
+	return &Fake{pins: map[string]Pin{}, reports: map[string]string{}, ProfileNames: []string{"balanced", "latency", "performance", "power-saver"},
 		Calls: map[string]int{}}
 }
 
@@ -98,6 +99,45 @@ func (f *Fake) Profiles(ctx context.Context) ([]string, error) {
 		return nil, f.Fail
 	}
 	return append([]string(nil), f.ProfileNames...), nil
+}
+
+// Report keeps or clears a report.
+func (f *Fake) Report(ctx context.Context, source, message string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Calls["Report"]++
+	if f.Fail != nil {
+		return f.Fail
+	}
+	if message == "" {
+		delete(f.reports, source)
+	} else {
+		f.reports[source] = message
+	}
+	return nil
+}
+
+// Reports returns the sources with a report, sorted.
+func (f *Fake) Reports(ctx context.Context) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Calls["Reports"]++
+	if f.Fail != nil {
+		return nil, f.Fail
+	}
+	out := []string{}
+	for s := range f.reports {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// ReportOf returns the report of source ("" when none).
+func (f *Fake) ReportOf(source string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reports[source]
 }
 
 // Reset forgets the call counts.

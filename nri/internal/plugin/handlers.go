@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/containerd/nri/pkg/api"
@@ -60,6 +61,7 @@ func (p *Plugin) Synchronize(ctx context.Context, pods []*api.PodSandbox, contai
 		return nil, nil
 	}
 	plan := Plan(desired, current)
+	p.clearStaleReports(ctx, pods, containers)
 	p.pinned = map[string]pinned{}
 	p.gone = map[string]bool{}
 	done := make(chan struct{})
@@ -73,6 +75,35 @@ func (p *Plugin) Synchronize(ctx context.Context, pods []*api.PodSandbox, contai
 		p.Log.Info("synchronize answers, reconciliation goes on in the background")
 	}
 	return nil, nil
+}
+
+// clearStaleReports clears the reports of the plugin's sources ("k8s …")
+// that no container of the runtime has any more (p.mu held): reports
+// made before a plugin restart for containers removed meanwhile.
+func (p *Plugin) clearStaleReports(ctx context.Context, pods []*api.PodSandbox, containers []*api.Container) {
+	cctx, cancel := p.call(ctx)
+	sources, err := p.Daemon.Reports(cctx)
+	cancel()
+	if err != nil {
+		return
+	}
+	live := map[string]bool{}
+	byID := map[string]*api.PodSandbox{}
+	for _, pod := range pods {
+		byID[pod.GetId()] = pod
+	}
+	for _, c := range containers {
+		if pod := byID[c.GetPodSandboxId()]; pod != nil {
+			live[Reason(pod.GetNamespace(), pod.GetName(), c.GetName())] = true
+		}
+	}
+	for _, s := range sources {
+		if strings.HasPrefix(s, ReasonPrefix) && !live[s] {
+			cctx, cancel := p.call(ctx)
+			_ = p.Daemon.Report(cctx, s, "")
+			cancel()
+		}
+	}
 }
 
 // carryOut applies plan step by step, then closes done.
@@ -134,6 +165,7 @@ func (p *Plugin) stopped(ctx context.Context, ctr *api.Container, why string) {
 	if p.gone != nil {
 		p.gone[ctr.GetId()] = true
 	}
+	p.clearReport(ctx, ctr.GetId())
 	p.unpin(ctx, ctr.GetId(), why)
 }
 

@@ -38,10 +38,11 @@ type Plugin struct {
 
 	mu       sync.Mutex // one daemon call at a time; guards what follows
 	pinned   map[string]pinned
-	profiles map[string]bool // nil: not known (any name is tried)
-	readAt   time.Time       // when profiles was read
-	syncDone chan struct{}   // closed when the last Synchronize's reconciliation ended
-	gone     map[string]bool // while it runs: containers stopped meanwhile (not to be pinned)
+	profiles map[string]bool   // nil: not known (any name is tried)
+	readAt   time.Time         // when profiles was read
+	syncDone chan struct{}     // closed when the last Synchronize's reconciliation ended
+	gone     map[string]bool   // while it runs: containers stopped meanwhile (not to be pinned)
+	reported map[string]string // container id → the source of its report in the daemon's status
 }
 
 type pinned struct {
@@ -53,7 +54,7 @@ func New(d daemon.Client, log *slog.Logger) *Plugin {
 	done := make(chan struct{})
 	close(done)
 	return &Plugin{Daemon: d, CRIO: annot.DefaultCRIO, Log: log, CallTimeout: CallTimeout, SyncBudget: SyncBudget,
-		pinned: map[string]pinned{}, syncDone: done}
+		pinned: map[string]pinned{}, reported: map[string]string{}, syncDone: done}
 }
 
 func (p *Plugin) call(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -93,6 +94,7 @@ func (p *Plugin) desired(pod *api.PodSandbox, ctr *api.Container) (Desired, bool
 	want, err := annot.Resolve(pod.GetAnnotations(), ctr.GetName(), p.CRIO, p.loaded())
 	if err != nil {
 		p.Log.Error("container starts without a pin", "container", who, "error", err)
+		p.report(ctr.GetId(), Reason(pod.GetNamespace(), pod.GetName(), ctr.GetName()), err.Error())
 		return Desired{}, false
 	}
 	if want.Profile == "" {
@@ -127,10 +129,39 @@ func (p *Plugin) pin(ctx context.Context, d Desired) {
 			level = slog.LevelWarn // the container already ended
 		}
 		p.Log.Log(ctx, level, "container not pinned", "container", d.Reason, "target", d.Target, "error", err)
+		if level == slog.LevelError {
+			p.report(d.ID, d.Reason, "not pinned: "+err.Error())
+		}
 		return
 	}
 	p.pinned[d.ID] = pinned{target: d.Target, path: path}
 	p.Log.Info("pinned", "container", d.Reason, "profile", d.Want.Profile, "cpus", d.Want.CPUs, "pin", path)
+}
+
+// report shows message in the daemon's status under source, the
+// container's reason (p.mu held); the container's stop clears it.
+func (p *Plugin) report(id, source, message string) {
+	ctx, cancel := context.WithTimeout(context.Background(), p.CallTimeout)
+	defer cancel()
+	if err := p.Daemon.Report(ctx, source, message); err != nil {
+		p.Log.Warn("cannot report to the daemon", "source", source, "error", err)
+		return
+	}
+	p.reported[id] = source
+}
+
+// clearReport clears container id's report, if any (p.mu held).
+func (p *Plugin) clearReport(ctx context.Context, id string) {
+	source, ok := p.reported[id]
+	if !ok {
+		return
+	}
+	delete(p.reported, id)
+	cctx, cancel := p.call(ctx)
+	defer cancel()
+	if err := p.Daemon.Report(cctx, source, ""); err != nil {
+		p.Log.Warn("cannot clear a report", "source", source, "error", err)
+	}
 }
 
 // takeOver handles a Pin refused as DuplicateTarget (p.mu held).

@@ -103,12 +103,40 @@ func TestBadAnnotationsStartTheContainer(t *testing.T) {
 		{annot.Profile: "latency", annot.CPUs: "7"}, // refused by the daemon only (here: not at all)
 	} {
 		pd := pod(fmt.Sprint(i), anns)
-		if err := p.StartContainer(ctx, pd, ctr(pd.Id, "c", "app", api.ContainerState_CONTAINER_CREATED)); err != nil {
+		if err := p.StartContainer(ctx, pd, ctr(pd.Id, "c"+pd.Id, "app", api.ContainerState_CONTAINER_CREATED)); err != nil {
 			t.Errorf("%v: StartContainer failed: %v", anns, err)
 		}
 	}
 	if n := len(pinsOf(t, f)); n != 1 {
 		t.Errorf("%d pins, want 1 (only the well-formed one)", n)
+	}
+	// the daemon's status shows each bad one under its container
+	if got := f.ReportOf("k8s ns/pod-0/app"); !strings.Contains(got, "no-such") {
+		t.Errorf("report of pod-0: %q", got)
+	}
+	if got := f.ReportOf("k8s ns/pod-2/app"); !strings.Contains(got, "cpu-c-states.crio.io") {
+		t.Errorf("report of pod-2: %q", got)
+	}
+	// the container's removal clears its report
+	_ = p.RemoveContainer(ctx, pod("0", nil), ctr("0", "c0", "app", api.ContainerState_CONTAINER_STOPPED))
+	if got := f.ReportOf("k8s ns/pod-0/app"); got != "" {
+		t.Errorf("report left after removal: %q", got)
+	}
+}
+
+// Reports of containers removed while the plugin was away are cleared by
+// Synchronize; an administrator's are not touched.
+func TestSynchronizeClearsStaleReports(t *testing.T) {
+	f := daemon.NewFake()
+	ctx := context.Background()
+	_ = f.Report(ctx, "k8s ns/pod-9/app", "bad annotation")
+	_ = f.Report(ctx, "k8s ns/pod-1/app", "bad annotation")
+	_ = f.Report(ctx, "admin", "something")
+	p := New(f, quiet())
+	pd := pod("1", map[string]string{annot.Profile: "no-such"})
+	synchronize(t, p, []*api.PodSandbox{pd}, []*api.Container{ctr("1", "a", "app", api.ContainerState_CONTAINER_RUNNING)})
+	if got, _ := f.Reports(ctx); fmt.Sprint(got) != "[admin k8s ns/pod-1/app]" {
+		t.Errorf("reports after synchronize: %v", got)
 	}
 }
 
