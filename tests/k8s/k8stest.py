@@ -13,7 +13,6 @@ Whoever uses it holds /run/idlepolicy-knobs.lock (knobs_lock()) while
 containerd runs or real cgroups are touched.  skip() exits 77 with the
 reason when containerd cannot be built or run."""
 
-import fcntl
 import hashlib
 import io
 import json
@@ -28,8 +27,8 @@ import time
 import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.join(HERE, '..', '..', 'bench')
 CACHE = os.environ.get('IDLEPOLICY_K8S_CACHE', '/var/cache/idlepolicy-k8s')
-KNOBS_LOCK = '/run/idlepolicy-knobs.lock'
 CGROUP_ROOT = '/sys/fs/cgroup'
 BUSYBOX = 'localhost/idlepolicy-busybox:test'
 PAUSE = 'localhost/idlepolicy-pause:test'
@@ -42,18 +41,16 @@ def skip(why):
 
 
 def knobs_lock(wait_s=600):
-    """Takes the machine's lock (waits up to wait_s).  Returns the open file
-    (the lock lasts as long as it is open)."""
-    f = open(KNOBS_LOCK, 'a+', encoding='ascii')  # noqa: SIM115 - held for the process's life
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return f
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                skip(f'{KNOBS_LOCK} is held by someone else for more than {wait_s} s')
-            time.sleep(0.5)
+    """Takes the machine's lock (bench/live's take_knobs_lock: waits up to
+    wait_s, then skips).  Returns the open file (the lock lasts as long as
+    it is open)."""
+    sys.path.insert(0, BENCH)
+    from scriptmod import load  # bench/scriptmod.py
+    live = load('bench_live', os.path.join(BENCH, 'live'))
+    try:
+        return live.take_knobs_lock(wait_s)
+    except SystemExit as e:
+        skip(str(e))
 
 
 def binaries():
@@ -305,7 +302,7 @@ class Containerd:
         return path
 
     def run_pod(self, name, annotations=None, containers=(('app', '1'),), command=('sleep', '3600'),
-                namespace='default'):
+                namespace='default', mounts=(), envs=None):
         """Runs a pod of busybox containers (name, cpuset or None), each
         running command.  Returns (pod id, {name: container id}, pod config)."""
         pod = self.pod_config(name, annotations, namespace)
@@ -313,14 +310,20 @@ class Containerd:
         pod_id = self.crictl('runp', pod_json)
         ids = {}
         for cname, cpuset in containers:
-            ids[cname] = self.create_container(pod_id, pod_json, cname, cpuset, command)
+            ids[cname] = self.create_container(pod_id, pod_json, cname, cpuset, command, mounts, envs)
         for cid in ids.values():
             self.crictl('start', cid)
         return pod_id, ids, pod
 
-    def create_container(self, pod_id, pod_json, name, cpuset, command):
+    def create_container(self, pod_id, pod_json, name, cpuset, command, mounts=(), envs=None, caps=()):
+        """mounts: (host path, container path) pairs, read-only; envs:
+        {name: value}; caps: capabilities added ("SYS_NICE")."""
         ctr = {'metadata': {'name': name}, 'image': {'image': BUSYBOX}, 'command': list(command),
-               'log_path': f'{name}.log', 'linux': {'resources': {}}}
+               'log_path': f'{name}.log', 'linux': {'resources': {}},
+               'mounts': [{'host_path': h, 'container_path': c, 'readonly': True} for h, c in mounts],
+               'envs': [{'key': k, 'value': v} for k, v in (envs or {}).items()]}
+        if caps:
+            ctr['linux']['security_context'] = {'capabilities': {'add_capabilities': list(caps)}}
         if cpuset:
             ctr['linux']['resources']['cpuset_cpus'] = cpuset
         return self.crictl('create', pod_id, self.write_json(ctr), pod_json)
@@ -331,6 +334,13 @@ class Containerd:
 
     def inspect(self, cid):
         return json.loads(self.crictl('inspect', cid))
+
+    def container_log(self, pod, name):
+        """What container name of pod (its config) wrote, without the CRI
+        log format's timestamp, stream and tag."""
+        path = os.path.join(pod['log_directory'], f'{name}.log')
+        with open(path, encoding='utf-8', errors='replace') as f:
+            return ''.join(line.split(' ', 3)[3] if line.count(' ') >= 3 else line for line in f)
 
     def container_pid(self, cid):
         return self.inspect(cid)['info']['pid']

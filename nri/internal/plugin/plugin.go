@@ -6,6 +6,7 @@ package plugin
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +21,9 @@ const (
 	// ProfilesMaxAge: StartContainer reads the daemon's profiles again when
 	// its list is older (an administrator may add one, the daemon restart).
 	ProfilesMaxAge = 2 * time.Second
+	// RefreshMinAge: a profile missing from a list at least this old is
+	// looked for again at once.
+	RefreshMinAge = 100 * time.Millisecond
 	// CallTimeout bounds one call to the daemon: a container never waits
 	// longer for its pin (it starts without one then).
 	CallTimeout = time.Second
@@ -87,11 +91,27 @@ func (p *Plugin) loaded() func(string) bool {
 	return func(name string) bool { return profiles[name] }
 }
 
+// resolve is annot.Resolve against the daemon's profiles; when they may
+// be stale for this answer (an unknown profile, or CRI-O's max_latency:N
+// without its profile) and were read more than RefreshMinAge ago, it
+// reads them again and resolves once more (p.mu held).
+func (p *Plugin) resolve(pod map[string]string, name string) (annot.Want, error) {
+	want, err := annot.Resolve(pod, name, p.CRIO, p.loaded())
+	crio := pod[annot.CRIOCStates]
+	missed := err != nil || (want.From == annot.CRIOCStates && strings.HasPrefix(crio, "max_latency:") &&
+		want.Profile != p.CRIO.MaxLatencyPrefix+strings.TrimPrefix(crio, "max_latency:"))
+	if !missed || time.Since(p.readAt) < RefreshMinAge {
+		return want, err
+	}
+	p.refreshProfiles(context.Background())
+	return annot.Resolve(pod, name, p.CRIO, p.loaded())
+}
+
 // desired returns what ctr of pod should get, or ok false (no pin, or a
 // bad annotation: logged, and the container starts all the same).
 func (p *Plugin) desired(pod *api.PodSandbox, ctr *api.Container) (Desired, bool) {
 	who := pod.GetNamespace() + "/" + pod.GetName() + "/" + ctr.GetName()
-	want, err := annot.Resolve(pod.GetAnnotations(), ctr.GetName(), p.CRIO, p.loaded())
+	want, err := p.resolve(pod.GetAnnotations(), ctr.GetName())
 	if err != nil {
 		p.Log.Error("container starts without a pin", "container", who, "error", err)
 		p.report(ctr.GetId(), Reason(pod.GetNamespace(), pod.GetName(), ctr.GetName()), err.Error())

@@ -166,6 +166,25 @@ func TestCRIOForm(t *testing.T) {
 	}
 }
 
+// A profile added to the daemon after the plugin read the list is found
+// at once, not after ProfilesMaxAge.
+func TestNewProfileFoundAtOnce(t *testing.T) {
+	f := daemon.NewFake()
+	p := New(f, quiet())
+	ctx := context.Background()
+	_, _ = p.Configure(ctx, "", "test", "0")
+	f.ProfileNames = append(f.ProfileNames, "max-latency-20", "custom")
+	time.Sleep(RefreshMinAge)
+	_ = p.StartContainer(ctx, pod("1", map[string]string{annot.CRIOCStates: "max_latency:20"}),
+		ctr("1", "a", "app", api.ContainerState_CONTAINER_CREATED))
+	_ = p.StartContainer(ctx, pod("2", map[string]string{annot.Profile: "custom"}),
+		ctr("2", "b", "app", api.ContainerState_CONTAINER_CREATED))
+	pins := pinsOf(t, f)
+	if pins["cgroup:kubepods/pod1/a"].Profile != "max-latency-20" || pins["cgroup:kubepods/pod2/b"].Profile != "custom" {
+		t.Fatalf("pins: %+v", pins)
+	}
+}
+
 // A DuplicateTarget at start: the plugin's own leftover pin is taken over
 // when it gives the same, replaced otherwise.
 func TestStartTakesOverALeftoverPin(t *testing.T) {
