@@ -97,6 +97,11 @@ void ctl_status_done(CtlStatus *s) {
         for (size_t i = 0; i < s->n_holds; i++)
                 hold_done(&s->holds[i]);
         free(s->holds);
+        for (size_t i = 0; i < s->n_reports; i++) {
+                free(s->reports[i].source);
+                free(s->reports[i].message);
+        }
+        free(s->reports);
         consolidation_done(&s->consolidation);
         latency_request_done(&s->latency_request);
         power_profiles_done(&s->power_profiles);
@@ -169,6 +174,27 @@ static int read_hold_item(sd_bus_message *m, void *userdata) {
 /* Holds a(usssss); field is the CtlStatus. */
 static int parse_holds(sd_bus_message *m, void *field) {
         return ctl_bus_read_array(m, 'r', "usssss", read_hold_item, field);
+}
+
+static int read_report_item(sd_bus_message *m, void *userdata) {
+        CtlStatus *s = userdata;
+        const char *source, *message;
+        CtlReport *rep;
+        uint64_t usec;
+        int r = sd_bus_message_read(m, "tss", &usec, &source, &message);
+
+        if (r < 0)
+                return r;
+        rep = ctl_array_append((void **) &s->reports, &s->n_reports, sizeof(*rep));
+        if (!rep)
+                return -ENOMEM;
+        rep->usec = usec;
+        return ctl_strdup_replace(&rep->source, source) < 0 || ctl_strdup_replace(&rep->message, message) < 0 ? -ENOMEM : 0;
+}
+
+/* Reports a(tss); field is the CtlStatus. */
+static int parse_reports(sd_bus_message *m, void *field) {
+        return ctl_bus_read_array(m, 'r', "tss", read_report_item, field);
 }
 
 static int read_target_item(sd_bus_message *m, void *userdata) {
@@ -274,6 +300,7 @@ static const PropMap manager_map[] = {
         { "PollWindowNSec", "t", prop_parse_u64, offsetof(CtlStatus, poll_window_nsec) },
         { "Pins", "ao", prop_parse_strv, offsetof(CtlStatus, pin_paths) },
         { "Holds", "a(usssss)", parse_holds, 0 },
+        { "Reports", "a(tss)", parse_reports, 0 },
         { "Consolidation", "u", prop_parse_u32, offsetof(CtlStatus, consolidation.level) },
         { "ConsolidationStatus", "(sbssddsa(ss)(uuu))", parse_consolidation, 0 },
         { "LatencyRequestUSec", "i", parse_latency_usec, 0 },

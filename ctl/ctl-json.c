@@ -254,14 +254,22 @@ static json_t *window_to_json(const CtlStatus *s) {
         return json_pack("{s:I, s:I}", "usec", (json_int_t) s->window_usec, "ticks", (json_int_t) s->window_ticks);
 }
 
+static json_t *report_item(const void *base, size_t i) {
+        const CtlReport *r = &((const CtlStatus *) base)->reports[i];
+
+        return json_pack("{s:I, s:s?, s:s?}", "usec", (json_int_t) r->usec, "source", r->source,
+                         "message", r->message);
+}
+
 static json_t *status_to_json(const CtlStatus *s) {
         json_t *j = json_pack(
-                "{s:s?, s:s?, s:s?, s:o, s:s?, s:I, s:o, s:o, s:o}",
+                "{s:s?, s:s?, s:s?, s:o, s:s?, s:I, s:o, s:o, s:o, s:o}",
                 "version", s->version, "driver", s->driver, "governor", s->governor,
                 "available_governors", strv_to_json(s->available_governors),
                 "online_cpus", s->online_cpus, "tick_us", (json_int_t) s->tick_usec,
                 "haltpoll", haltpoll_to_json(s), "changed", array_to_json(s, s->n_changed, change_item),
-                "cpus", array_to_json(s, s->n_cpus, cpu_item));
+                "cpus", array_to_json(s, s->n_cpus, cpu_item), "reports",
+                array_to_json(s, s->n_reports, report_item));
 
         if (j && json_object_update_new(j, policy_to_json(s)) < 0)
                 j = (json_decref(j), NULL);

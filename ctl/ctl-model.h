@@ -85,6 +85,13 @@ typedef struct CtlHold {
         char *profile, *cpus, *reason, *app_id, *owner;   /* cpus "": all */
 } CtlHold;
 
+/* One element of the Manager's Reports: what a client (the NRI plugin)
+ * could not do, e.g. a pod's bad annotation. */
+typedef struct CtlReport {
+        uint64_t usec;               /* CLOCK_REALTIME */
+        char *source, *message;
+} CtlReport;
+
 typedef struct CtlParam {
         char *name;
         uint64_t value;
@@ -164,6 +171,8 @@ typedef struct CtlStatus {
         size_t n_pins;
         CtlHold *holds;
         size_t n_holds;
+        CtlReport *reports;
+        size_t n_reports;
         CtlConsolidation consolidation;
         CtlLatencyRequest latency_request;
         CtlPowerProfiles power_profiles;

@@ -104,21 +104,58 @@ static const char *or_dash(const char *s) {
         return s && s[0] ? s : "-";
 }
 
-#define PIN_ROW "%-4s  %-24s  %-8s  %-12s  %-7s  %-20s  %s\n"
+/* The width of each column of the pins table but the last (REASON): the
+ * widest cell, so that a long container path is shown whole and the
+ * columns after it stay aligned. */
+typedef struct PinWidths {
+        int id, target, cpus, profile, state, pids;
+} PinWidths;
 
-static void print_pins(const CtlStatus *s) {
-        if (s->n_pins == 0) {
-                printf("No pins.\n");
-                return;
-        }
-        printf(PIN_ROW, "ID", "TARGET", "CPUS", "PROFILE", "STATE", "PIDS", "REASON");
+static int widest(int w, const char *s) {
+        int n = (int) strlen(or_dash(s));
+
+        return n > w ? n : w;
+}
+
+static PinWidths pin_widths(const CtlStatus *s) {
+        PinWidths w = { 4, 24, 8, 12, 7, 20 };
+
         for (size_t i = 0; i < s->n_pins; i++) {
                 const CtlPin *p = &s->pins[i];
                 char id[16], pids[64];
 
                 snprintf(id, sizeof(id), "%u", p->id);
-                printf(PIN_ROW, id, or_dash(p->target), or_dash(p->cpus), or_dash(p->profile), or_dash(p->state),
-                       ctl_format_pids(p->pids, p->n_pids, pids, sizeof(pids)), or_dash(p->reason));
+                w.id = widest(w.id, id);
+                w.target = widest(w.target, p->target);
+                w.cpus = widest(w.cpus, p->cpus);
+                w.profile = widest(w.profile, p->profile);
+                w.state = widest(w.state, p->state);
+                w.pids = widest(w.pids, ctl_format_pids(p->pids, p->n_pids, pids, sizeof(pids)));
+        }
+        return w;
+}
+
+static void print_pin_row(const PinWidths *w, const char *id, const char *target, const char *cpus,
+                          const char *profile, const char *state, const char *pids, const char *reason) {
+        printf("%-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", w->id, id, w->target, target, w->cpus, cpus, w->profile,
+               profile, w->state, state, w->pids, pids, reason);
+}
+
+static void print_pins(const CtlStatus *s) {
+        PinWidths w = pin_widths(s);
+
+        if (s->n_pins == 0) {
+                printf("No pins.\n");
+                return;
+        }
+        print_pin_row(&w, "ID", "TARGET", "CPUS", "PROFILE", "STATE", "PIDS", "REASON");
+        for (size_t i = 0; i < s->n_pins; i++) {
+                const CtlPin *p = &s->pins[i];
+                char id[16], pids[64];
+
+                snprintf(id, sizeof(id), "%u", p->id);
+                print_pin_row(&w, id, or_dash(p->target), or_dash(p->cpus), or_dash(p->profile), or_dash(p->state),
+                              ctl_format_pids(p->pids, p->n_pids, pids, sizeof(pids)), or_dash(p->reason));
         }
 }
 

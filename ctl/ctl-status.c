@@ -40,6 +40,12 @@ static void print_changed(const CtlStatus *s) {
                 printf(LABEL "%s (was %s)\n", "", s->changed[i].path, s->changed[i].original);
 }
 
+/* What clients could not do (a pod's bad annotation), newest last. */
+static void print_reports(const CtlStatus *s) {
+        for (size_t i = 0; i < s->n_reports; i++)
+                printf(LABEL "%s: %s\n", i == 0 ? "Reports:" : "", s->reports[i].source, s->reports[i].message);
+}
+
 /* Profile, mode, calibration, halt-poll decision. */
 static void print_policy(const CtlStatus *s) {
         char when[64] = "never";
@@ -128,6 +134,7 @@ static void print_manager(const CtlStatus *s) {
         print_latency_request(&s->latency_request);
         ctl_consolidation_print(&s->consolidation);
         print_changed(s);
+        print_reports(s);
 }
 
 static void print_cpu_header(const CtlCpu *cpu) {

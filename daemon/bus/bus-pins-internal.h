@@ -27,6 +27,11 @@ typedef struct BusPins {
         size_t n_owners, allocated;
 } BusPins;
 
+/* bus-pins.c: checks a free-text argument what (its name in the error):
+ * at most max - 1 bytes, no control character (it is shown in status and
+ * the log).  Returns 0 or a negative errno with error set. */
+int bus_check_text(const char *what, const char *s, size_t max, sd_bus_error *error);
+
 /* bus-pin.c: Unpin(path) for the caller of message, authorised.  Returns
  * what a method handler returns. */
 int bus_pins_unpin(BusPins *bp, sd_bus_message *message, const char *path, sd_bus_error *error);

@@ -122,10 +122,8 @@ static void bus_pins_free(void *userdata) {
         free(bp);
 }
 
-/* Checks a free-text argument: at most max - 1 bytes, no control
- * character (it is shown in status and the log).  Returns 0 or a negative
- * errno with error set. */
-static int check_text(const char *what, const char *s, size_t max, sd_bus_error *error) {
+/* Returns 0 or a negative errno with error set. */
+int bus_check_text(const char *what, const char *s, size_t max, sd_bus_error *error) {
         if (strlen(s) >= max)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "The %s is longer than %zu bytes", what, max - 1);
         for (const char *c = s; *c; c++)
@@ -162,7 +160,7 @@ static int pin_call(BusPins *bp, sd_bus_message *message, const char *target, co
         uid_t uid;
         int r;
 
-        r = check_text("reason", reason, sizeof(((Pin *) NULL)->reason), error);
+        r = bus_check_text("reason", reason, sizeof(((Pin *) NULL)->reason), error);
         if (r >= 0)
                 r = polkit_sender_euid(message, &uid);
         if (r >= 0)
@@ -244,9 +242,9 @@ static int method_hold(sd_bus_message *message, void *userdata, sd_bus_error *er
 
         r = sd_bus_message_read(message, "ssss", &profile, &cpus, &reason, &app_id);
         if (r >= 0)
-                r = check_text("reason", reason, sizeof(((Hold *) NULL)->reason), error);
+                r = bus_check_text("reason", reason, sizeof(((Hold *) NULL)->reason), error);
         if (r >= 0)
-                r = check_text("application id", app_id, sizeof(((Hold *) NULL)->app_id), error);
+                r = bus_check_text("application id", app_id, sizeof(((Hold *) NULL)->app_id), error);
         if (r >= 0 && !sender)
                 r = sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "A hold needs a caller on the bus");
         if (r >= 0)

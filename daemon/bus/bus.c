@@ -13,6 +13,7 @@
 #include "bus-pins.h"
 #include "bus-ppd.h"
 #include "bus-preview.h"
+#include "bus-reports.h"
 #include "log.h"
 
 /* Returns 0 or a negative errno (logged). */
@@ -33,6 +34,8 @@ int bus_connect(Manager *m) {
                 r = bus_ppd_register(m);
         if (r >= 0)
                 r = bus_preview_register(m);
+        if (r >= 0)
+                r = bus_reports_register(m);
         if (r >= 0)
                 r = sd_bus_add_object_manager(m->bus, NULL, BUS_PATH);
         if (r < 0)

@@ -24,6 +24,7 @@
 #include "knob-unit.h"
 #include "log.h"
 #include "macro.h"
+#include "pin-cgroup.h"
 #include "pin-proc.h"
 #include "pins-internal.h"
 
@@ -273,15 +274,20 @@ static int cgroup_check_dir(const KnobEnv *env, int cg_fd, const char *rel, cons
         return errinfo_set(e, -EIO, "Failed to open the cgroup %s: %s", dir, strerror(-fd));
 }
 
-/* The key of the cpuset.cpus of the cgroup rel (under the mount cg_fd)
- * and its directory for messages.  Returns 0 or a named negative errno
- * with e set. */
-static int cgroup_key(const KnobEnv *env, int cg_fd, const char *rel, char dir[static KNOB_CGROUP_PATH_MAX],
-                      char key[static KNOB_KEY_MAX], ErrorInfo *e) {
+/* The cgroup that the target value names, relative to the mount cg_fd
+ * (pin-cgroup.h: the systemd form expanded, the v1 cpuset hierarchy found),
+ * the key of its cpuset.cpus and its directory for messages.  Returns 0
+ * or a named negative errno with e set. */
+static int cgroup_key(const Pins *p, int cg_fd, const char *value, char rel[static PIN_CGROUP_PATH_MAX],
+                      char dir[static KNOB_CGROUP_PATH_MAX], char key[static KNOB_KEY_MAX], ErrorInfo *e) {
+        const KnobEnv *env = change_layer_env(p->ctx.changes);
         int r;
 
         if (cg_fd < 0)
                 return errinfo_set(e, -ERRNO_NOT_PINNABLE, "No cgroup mount at %s", env->cgroup_root);
+        r = pin_cgroup_resolve(p->host_fd, cg_fd, env->cgroup_root, value, rel, e);
+        if (r < 0)
+                return r == -EBADMSG ? -ERRNO_INVALID_TARGET : r;
         if ((size_t) snprintf(dir, KNOB_CGROUP_PATH_MAX, "%s/%s", env->cgroup_root, rel) >= KNOB_CGROUP_PATH_MAX)
                 return errinfo_set(e, -ERRNO_INVALID_TARGET, "The cgroup path %s is too long", rel);
         r = cgroup_check_dir(env, cg_fd, rel, dir, e);
@@ -354,14 +360,12 @@ static int cgroup_watch(Pins *p, PinRuntime *rt, int cg_fd, const char *rel, con
  * that cannot be watched is never changed.  Returns 0 or a named negative
  * errno with e set. */
 static int apply_cgroup(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
-        const KnobEnv *env = change_layer_env(p->ctx.changes);
-        const char *rel = pin->target.value;
-        char dir[KNOB_CGROUP_PATH_MAX], key[KNOB_KEY_MAX];
+        char rel[PIN_CGROUP_PATH_MAX], dir[KNOB_CGROUP_PATH_MAX], key[KNOB_KEY_MAX];
         _cleanup_close_ int cg_fd = cgroup_mount(p);
         CpuSet orig;
         int r;
 
-        r = cgroup_key(env, cg_fd, rel, dir, key, e);
+        r = cgroup_key(p, cg_fd, pin->target.value, rel, dir, key, e);
         if (r < 0)
                 return r;
         r = cgroup_cpus(cg_fd, rel, dir, &orig, e);
@@ -473,11 +477,11 @@ int pins_undo(Pins *p, uint32_t id, ErrorInfo *e) {
  * else (cgroup v1 drops an offline CPU from it for good).  Returns 0 or a
  * named negative errno with e set. */
 static int reassert_cgroup(Pins *p, const Pin *pin, const CpuSet *cpus, ErrorInfo *e) {
-        char dir[KNOB_CGROUP_PATH_MAX], key[KNOB_KEY_MAX];
+        char rel[PIN_CGROUP_PATH_MAX], dir[KNOB_CGROUP_PATH_MAX], key[KNOB_KEY_MAX];
         _cleanup_close_ int cg_fd = cgroup_mount(p);
         int r;
 
-        r = cgroup_key(change_layer_env(p->ctx.changes), cg_fd, pin->target.value, dir, key, e);
+        r = cgroup_key(p, cg_fd, pin->target.value, rel, dir, key, e);
         return r < 0 ? r : cgroup_set(p, pin->id, key, dir, cpus, e);
 }
 

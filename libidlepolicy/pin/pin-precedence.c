@@ -152,8 +152,8 @@ static void pin_claim(const Pin *p, PinObjectPath object_path, void *userdata, P
                 snprintf(path, sizeof(path), "%u", (unsigned) p->id);
         if (pin_target_format(&p->target, target, sizeof(target)) < 0)
                 snprintf(target, sizeof(target), "?");
-        /* cut to fit PinClaim.source: 4 + 60 + 1 + 94 bytes */
-        snprintf(c->source, sizeof(c->source), "pin %.60s %.94s", path, target);
+        /* PinClaim.source holds the whole target: long container paths are shown whole */
+        snprintf(c->source, sizeof(c->source), "pin %.60s %s", path, target);
         c->cpus = p->cpus;
 }
 

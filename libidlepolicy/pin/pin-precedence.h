@@ -21,15 +21,19 @@
 #include "pin-registry.h"
 #include "profile.h"
 
+/* A claim's source: "pin " + its object path (at most 60 bytes) + " " +
+ * its whole target. */
+#define PIN_CLAIM_SOURCE_MAX (PIN_TARGET_TEXT_MAX + 80)
+
 typedef struct PinClaim {
         const Profile *profile;         /* NULL: not applied */
         CpuSet cpus;                    /* CPUs at or above n_cpus are ignored; empty: not applied */
-        char source[160];               /* "pin PATH TARGET", "hold COOKIE by APP" */
+        char source[PIN_CLAIM_SOURCE_MAX]; /* "pin PATH TARGET", "hold COOKIE by APP" */
 } PinClaim;
 
 typedef struct CpuProfileChoice {
         const Profile *profile;         /* the machine profile or a claim's: not owned */
-        char source[320];
+        char source[PIN_CLAIM_SOURCE_MAX + 256];  /* the winner's whole source always fits */
 } CpuProfileChoice;
 
 /* Fills ret[0 .. n_cpus-1] from the claims, given in creation order (the

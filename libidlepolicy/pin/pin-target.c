@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "pin-cgroup.h"
 #include "pin-target.h"
 
 static const char *const kind_names[_PIN_TARGET_KIND_MAX] = {
@@ -119,7 +120,7 @@ static const char *parse_cgroup(const char *s, PinTarget *t) {
 
         if (!why && t->value[0] == '\0')
                 return "the cgroup path is empty (the root cgroup cannot be pinned)";
-        return why;
+        return why ?: pin_cgroup_systemd_error(t->value);
 }
 
 static const char *parse_exe(const char *s, PinTarget *t) {

@@ -40,9 +40,9 @@ class TestCgroup:
     test's cleanup (register it before the processes put in it, so that
     their own cleanups run first)."""
 
-    def __init__(self, test, cpus='0-1'):
+    def __init__(self, test, cpus='0-1', name=None):
         self.test = test
-        self.name = f'idlepolicy-test-{os.getpid()}-{test.id().rsplit(".", 1)[-1][:20]}'
+        self.name = name or f'idlepolicy-test-{os.getpid()}-{test.id().rsplit(".", 1)[-1][:20]}'
         self.dir = os.path.join(CPUSET, self.name)
         os.mkdir(self.dir)
         test.addCleanup(self.remove)
@@ -76,3 +76,12 @@ class TestCgroup:
             except OSError:
                 time.sleep(0.05)
         self.test.fail(f'could not remove {self.dir}')
+
+
+def nested(test, parts, cpus='0-1'):
+    """The cgroup CPUSET/parts[0]/parts[1]/..., each level a TestCgroup
+    (removed at test's cleanup, the deepest first).  Returns the deepest."""
+    cg = None
+    for i in range(len(parts)):
+        cg = TestCgroup(test, cpus, name='/'.join(parts[:i + 1]))
+    return cg

@@ -66,9 +66,42 @@ class CgroupV1(TP.PinTestCase):
         self.assertEqual(self.stop_daemon(signal.SIGTERM), 0)
         self.assertEqual(self.cpus(), '0-1')
 
+    def test_the_cpuset_hierarchy_found_by_itself(self):
+        # the path as a runtime gives it (cgroupfs driver): no "cpuset/"
+        path = self.pin(f'cgroup:/{self.name}', '1', 'latency')
+        self.assertEqual(self.cpus(), '1')
+        self.assertEqual(TP.affinity(self.child.pid), [1])
+        self.assertEqual(str(self.obj(path).Get(TP.PIN_IFACE, 'Target', dbus_interface=T.PROPS_IFACE)),
+                         f'cgroup:{self.name}')
+        self.call('Unpin', T.dbus.ObjectPath(path))
+        self.assertEqual(self.cpus(), '0-1')
+
+    def test_systemd_form_expanded_as_runc_does(self):
+        # SLICE:PREFIX:NAME -> SLICE's parents/SLICE/PREFIX-NAME.scope,
+        # made here in the cpuset hierarchy as runc's systemd driver does
+        # on v1
+        slice_ = f'ipt{os.getpid()}'
+        scope = V1.nested(self, [f'{slice_}.slice', f'{slice_}-k8s.slice', 'cri-containerd-0a1b.scope'])
+        proc = self.sleeper()
+        scope.add(proc.pid)
+        target = f'cgroup:{slice_}-k8s.slice:cri-containerd:0a1b'
+        path = self.pin(target, '1', 'latency')
+        self.assertEqual(scope.cpus(), '1')
+        self.assertEqual(TP.affinity(proc.pid), [1])
+        # status and pins show the whole target, the columns after it aligned
+        self.assertIn(target, str(self.cpu_prop(1, 'ProfileSource')))
+        table = self.ctl('pins').stdout.splitlines()
+        header, row = table[0], [line for line in table if target in line][0]
+        self.assertTrue(row.startswith(f'1     {target}  '), table)
+        self.assertEqual(row[header.index('CPUS'):].split()[:2], ['1', 'latency'], table)
+        self.call('Unpin', T.dbus.ObjectPath(path))
+        self.assertEqual(scope.cpus(), '0-1')
+
     def test_no_cpuset_outside_the_mount(self):
         self.assert_dbus_error('InvalidTarget', 'Pin', 'cgroup:../etc', '1', 'latency')
         self.assert_dbus_error('NoSuchProcess', 'Pin', f'cgroup:cpuset/{self.name}-missing', '1', 'latency')
+        self.assert_dbus_error('NoSuchProcess', 'Pin', f'cgroup:{self.name}-missing', '1', 'latency')
+        self.assert_dbus_error('InvalidTarget', 'Pin', 'cgroup:a--b.slice:cri-containerd:1', '1', 'latency')
         self.assertEqual(self.cpus(), '0-1')
         self.assert_daemon_alive()
 

@@ -6,6 +6,7 @@ in force per CPU, pins ending with their workload, holds ending with their
 client, a daemon stopped or killed with pins active, cgroup pins on a fake
 cgroup v2 tree, and every bad input with its named error."""
 
+import json
 import os
 import re
 import signal
@@ -406,6 +407,51 @@ class Ctl(PinTestCase):
         self.assertEqual(argv[-2:], ['sleep', '5'])
         r = self.ctl(*(argv[1:-1] + ['0.2']))
         self.assertEqual(r.returncode, 0)
+
+
+class Reports(PinTestCase):
+    """Report(source, message): what a client acting for others (the NRI
+    plugin) could not do, shown by status until it clears it."""
+
+    def reports(self):
+        return [(str(s), str(m)) for _, s, m in self.manager_prop('Reports')]
+
+    def test_report_shown_then_cleared(self):
+        self.busctl('call', T.BUS_NAME, T.ROOT_PATH, T.MANAGER_IFACE, 'Report', 'ss', 'k8s default/web/app',
+                    'bad annotation idlepolicy.io/profile="fast": the daemon has no such profile')
+        self.call('Report', 'k8s default/db/app', 'bad annotation idlepolicy.io/cpus="x"')
+        # one per source, the latest kept
+        self.call('Report', 'k8s default/db/app', 'bad annotation idlepolicy.io/cpus="y"')
+        self.assertEqual(self.reports(), [
+            ('k8s default/web/app', 'bad annotation idlepolicy.io/profile="fast": the daemon has no such profile'),
+            ('k8s default/db/app', 'bad annotation idlepolicy.io/cpus="y"')])
+        status = self.ctl('status').stdout
+        self.assertIn('Reports:     k8s default/web/app: bad annotation idlepolicy.io/profile="fast"', status)
+        self.assertIn('k8s default/db/app: bad annotation idlepolicy.io/cpus="y"', status)
+        doc = json.loads(self.ctl('status', '--json').stdout)
+        self.assertEqual([r['source'] for r in doc['reports']], ['k8s default/web/app', 'k8s default/db/app'])
+        self.call('Report', 'k8s default/web/app', '')
+        self.assertEqual(self.reports(), [('k8s default/db/app', 'bad annotation idlepolicy.io/cpus="y"')])
+        self.assertIn('k8s default/web/app: bad annotation', self.daemon.output())   # logged too
+
+    def test_bounded_and_checked(self):
+        for i in range(70):
+            self.call('Report', f'k8s ns/p{i}/c', 'bad')
+        self.assertEqual([s for s, _ in self.reports()], [f'k8s ns/p{i}/c' for i in range(6, 70)])
+        for bad in (('', 'x'), ('a\nb', 'x'), ('s', 'x' * 256), ('s' * 128, 'x')):
+            with self.assertRaises(T.dbus.exceptions.DBusException) as cm:
+                self.call('Report', *bad)
+            self.assertEqual(cm.exception.get_dbus_name(), 'org.freedesktop.DBus.Error.InvalidArgs')
+        self.assertEqual(len(self.reports()), 64)
+
+    def test_unprivileged_caller_needs_pin_authorisation(self):
+        r = self.busctl('call', T.BUS_NAME, T.ROOT_PATH, T.MANAGER_IFACE, 'Report', 'ss', 'me', 'hello',
+                        user=T.NOBODY, check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(self.reports(), [])
+        self.set_allowed([T.BUS_NAME + '.pin'])
+        self.busctl('call', T.BUS_NAME, T.ROOT_PATH, T.MANAGER_IFACE, 'Report', 'ss', 'me', 'hello', user=T.NOBODY)
+        self.assertEqual(self.reports(), [('me', 'hello')])
 
 
 class Authorisation(PinTestCase):

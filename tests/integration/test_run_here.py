@@ -7,7 +7,7 @@ README.md's Usage section run against it, as written there.
 
 What is changed, and why: --root (the fake tree), --state-dir (the test's,
 not /var/lib/idlepolicy), --cgroup-root (a fake cgroup v2 tree holding the
-example's system.slice/postgresql.service) and --calibrate-helper (the
+examples' system.slice/postgresql.service and containers) and --calibrate-helper (the
 real helper measures this machine's CPUs, which the live suite does; the
 one run-here names must exist and be executable); run-here's directory
 ($RUN_HERE_DIR) is the test's, and so is the state directory an example
@@ -93,9 +93,15 @@ class RunHere(T.IdlePolicyTestCase):
         files = {'cgroup.controllers': 'cpuset cpu io memory pids', 'cgroup.subtree_control': 'cpuset cpu',
                  'cpuset.cpus.effective': '0-3', 'system.slice/cgroup.controllers': 'cpuset cpu',
                  'system.slice/cgroup.subtree_control': 'cpuset cpu', 'system.slice/cpuset.cpus': '',
-                 'system.slice/cpuset.cpus.effective': '0-3', f'{unit}/cgroup.controllers': 'cpuset cpu',
-                 f'{unit}/cpuset.cpus': '', f'{unit}/cpuset.cpus.effective': '0-3',
-                 f'{unit}/cgroup.events': 'populated 1\nfrozen 0', f'{unit}/cgroup.procs': ''}
+                 'system.slice/cpuset.cpus.effective': '0-3'}
+        # the unit and the examples' containers: cgroupfs, and systemd's
+        # form as the daemon expands it
+        for leaf in (unit, 'kubepods/burstable/pod1/0a1b',
+                     'kubepods.slice/kubepods-pod1.slice/cri-containerd-0a1b.scope'):
+            os.makedirs(os.path.join(root, leaf), exist_ok=True)
+            files.update({f'{leaf}/cgroup.controllers': 'cpuset cpu', f'{leaf}/cpuset.cpus': '',
+                          f'{leaf}/cpuset.cpus.effective': '0-3', f'{leaf}/cgroup.events': 'populated 1\nfrozen 0',
+                          f'{leaf}/cgroup.procs': ''})
         for rel, value in files.items():
             with open(os.path.join(root, rel), 'w', encoding='ascii') as f:
                 f.write(value + '\n')

@@ -138,7 +138,7 @@ END_TEST
 START_TEST(test_many) {
         PinClaim claims[6];
         CpuProfileChoice out[2];
-        char source[160];
+        char source[PIN_CLAIM_SOURCE_MAX];
 
         claims[0] = claim(balanced, "0-1", "hold 1 by a");
         claims[1] = claim(strict, "0", "pin 2 comm:x");
@@ -155,7 +155,7 @@ START_TEST(test_many) {
         }
         ck_assert_int_eq(pin_precedence_resolve(performance, claims, ELEMENTSOF(claims), 1, out), 0);
         ck_assert_ptr_eq(out[0].profile, strict);
-        ck_assert_msg(strncmp(out[0].source, claims[3].source, 159) == 0, "%s", out[0].source);
+        ck_assert_msg(strncmp(out[0].source, claims[3].source, sizeof(source) - 1) == 0, "%s", out[0].source);
         ck_assert_msg(strstr(out[0].source, " (strict, 5 us) over 5 other claims"), "%s", out[0].source);
 
         /* one listed, the rest counted */
