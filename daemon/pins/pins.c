@@ -163,6 +163,29 @@ static int make_spec(Pins *p, const char *target, const char *cpus, const char *
         return 0;
 }
 
+/* The LimitReached of a new pin or hold of uid (through the bus
+ * connection owner, for a hold), naming the limit.  Returns
+ * -ERRNO_LIMIT_REACHED with e set. */
+static int limit_error(PinQuota q, bool hold, uid_t uid, const char *owner, ErrorInfo *e) {
+        const char *what = hold ? "holds" : "pins";
+        int max = hold ? PIN_REGISTRY_HOLDS_MAX : PIN_REGISTRY_PINS_MAX;
+
+        switch (q) {
+        case PIN_QUOTA_OWNER:
+                return errinfo_set(e, -ERRNO_LIMIT_REACHED, "%s holds %d profiles already (at most %d per bus connection)",
+                                   owner, HOLDS_PER_OWNER_MAX, HOLDS_PER_OWNER_MAX);
+        case PIN_QUOTA_UID:
+                return errinfo_set(e, -ERRNO_LIMIT_REACHED, "User %u has %d %s already (at most %d per user other than root)",
+                                   (unsigned) uid, hold ? HOLDS_PER_UID_MAX : PINS_PER_UID_MAX, what,
+                                   hold ? HOLDS_PER_UID_MAX : PINS_PER_UID_MAX);
+        case PIN_QUOTA_USERS:
+                return errinfo_set(e, -ERRNO_LIMIT_REACHED, "Users other than root have %d %s already (%d of %d are kept for root)",
+                                   max - PIN_REGISTRY_ROOT_RESERVE, what, PIN_REGISTRY_ROOT_RESERVE, max);
+        default:
+                return errinfo_set(e, -ERRNO_LIMIT_REACHED, "There are %d %s already", max, what);
+        }
+}
+
 /* Makes pin real: a rule follows processes, a pid or cgroup pin is
  * applied.  Returns 0 or a named negative errno with e set. */
 static int pin_start(Pins *p, Pin *pin, ErrorInfo *e) {
@@ -187,7 +210,9 @@ int pins_pin(Pins *p, const char *target, const char *cpus, const char *profile,
         if (r == -EEXIST)
                 return errinfo_set(e, r, "%.200s is pinned already", target);
         if (r == -EDQUOT)
-                return errinfo_set(e, r, "There are %d pins already", PIN_REGISTRY_PINS_MAX);
+                return limit_error(pin_registry_pin_quota(p->registry, spec.owner_uid), false, owner, NULL, e);
+        if (r == -ERANGE)
+                return errinfo_set(e, -ERRNO_LIMIT_REACHED, "The pin ids (1 to 4294967295) are used up");
         if (r < 0)
                 return errinfo_set(e, r, "Failed to add the pin: %s", strerror(-r));
         r = pin_start(p, pin, e);
@@ -254,8 +279,8 @@ int pins_hold(Pins *p, const char *profile, const char *cpus, const char *reason
         snprintf(spec.owner, sizeof(spec.owner), "%s", owner ?: "");
         r = pin_registry_hold_add(p->registry, &spec, &h);
         if (r == -EDQUOT)
-                return errinfo_set(e, r, "%s holds %d profiles already, or %d are held in all", owner,
-                                   HOLDS_PER_OWNER_MAX, PIN_REGISTRY_HOLDS_MAX);
+                return limit_error(pin_registry_hold_quota(p->registry, spec.owner_uid, spec.owner), true, uid,
+                                   spec.owner, e);
         if (r < 0)
                 return errinfo_set(e, r, "Failed to add the hold: %s", strerror(-r));
         *ret_cookie = h->cookie;
