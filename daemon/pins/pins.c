@@ -16,6 +16,7 @@
 #include "json-dir.h"
 #include "log.h"
 #include "macro.h"
+#include "pin-exe.h"
 #include "pin-persist.h"
 #include "pins-internal.h"
 #include "pins-rules.h"
@@ -142,6 +143,27 @@ static int check_profile(Pins *p, const char *name, ErrorInfo *e) {
         return 0;
 }
 
+/* An exe: target's path resolved as the kernel shows executables
+ * (pin-exe.h): the rule then names the file itself, not a symbolic link to
+ * it (logged when it differs).  Returns 0, or -ERRNO_INVALID_TARGET with e
+ * set (a loop, a script, a directory...). */
+static int resolve_exe(Pins *p, PinTarget *t, ErrorInfo *e) {
+        char path[PIN_TARGET_VALUE_MAX];
+        ErrorInfo inner = {};
+        int r;
+
+        if (t->kind != PIN_TARGET_EXE)
+                return 0;
+        r = pin_exe_resolve(p->host_fd, t->value, path, sizeof(path), &inner);
+        if (r < 0)
+                return errinfo_set(e, -ERRNO_INVALID_TARGET, "Cannot pin exe:%s: %s", t->value, inner.message);
+        if (r > 0) {
+                log_info("exe:%s names a symbolic link: the rule matches the file it resolves to, exe:%s.", t->value, path);
+                snprintf(t->value, sizeof(t->value), "%s", path);
+        }
+        return 0;
+}
+
 /* Returns 0 or a named negative errno with e set. */
 static int make_spec(Pins *p, const char *target, const char *cpus, const char *profile, const char *reason,
                      Pin *ret, ErrorInfo *e) {
@@ -151,6 +173,9 @@ static int make_spec(Pins *p, const char *target, const char *cpus, const char *
         r = pin_target_parse(target, &ret->target, e);
         if (r < 0)
                 return -ERRNO_INVALID_TARGET;
+        r = resolve_exe(p, &ret->target, e);
+        if (r < 0)
+                return r;
         r = parse_cpus(p, cpus, &ret->cpus, e);
         if (r < 0)
                 return r;
@@ -432,14 +457,17 @@ static int load_rule_file(const char *path, const char *text, size_t len, void *
                 Pin *pin;
 
                 (void) pin_target_format(&rules[i].target, target, sizeof(target));
-                r = check_profile(p, rules[i].profile, &e);
+                r = resolve_exe(p, &rules[i].target, &e);
+                if (r >= 0)
+                        r = check_profile(p, rules[i].profile, &e);
                 if (r >= 0)
                         r = pin_registry_add(p->registry, &rules[i], &pin);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
                         log_error("%s: rule %zu (%s): %s, ignoring it.", path, i, target,
-                                  r == -ENOPKG ? e.message : r == -EEXIST ? "the target is pinned already" : strerror(-r));
+                                  r == -ENOPKG || r == -ERRNO_INVALID_TARGET ? e.message :
+                                  r == -EEXIST ? "the target is pinned already" : strerror(-r));
                         continue;
                 }
                 if (pin_start(p, pin, &e) < 0) {
