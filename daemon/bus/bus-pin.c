@@ -149,7 +149,7 @@ int bus_pins_unpin(BusPins *bp, sd_bus_message *message, const char *path, sd_bu
                 return r < 0 ? r : 1;
         r = pins_unpin(m->pinning.pins, id, &e);
         if (r < 0)
-                return bus_error_from_errno(error, r, &e);
+                return bus_error_from_errno(error, r, &e, &bus_errors_unpin);
         return sd_bus_reply_method_return(message, NULL);
 }
 

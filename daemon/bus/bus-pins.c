@@ -172,7 +172,7 @@ static int pin_call(BusPins *bp, sd_bus_message *message, const char *target, co
         (void) sd_event_now(m->event, CLOCK_REALTIME, &now);
         r = pins_pin(m->pinning.pins, target, cpus, profile, uid, reason, now, &id, &e);
         if (r < 0)
-                return bus_error_from_errno(error, r, &e);
+                return bus_error_from_errno(error, r, &e, &bus_errors_pin);
         /* Pinned as the caller's own process: it must still be the one
          * checked, not another that took its PID. */
         if (pidfd >= 0 && !process_pidfd_alive(pidfd)) {
@@ -257,11 +257,12 @@ static int method_hold(sd_bus_message *message, void *userdata, sd_bus_error *er
                 return r < 0 ? r : 1;
         r = owner_watch(bp, sender);
         if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Failed to watch %s on the bus: %m", sender);
+                return r == -ENOMEM ? r : sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "Failed to watch %s on the bus: %s",
+                                                            sender, strerror(-r));
         r = pins_hold(m->pinning.pins, profile, cpus, reason, app_id, sender, uid, &cookie, &e);
         if (r < 0) {
                 owner_unwatch_if_idle(bp, sender);
-                return bus_error_from_errno(error, r, &e);
+                return bus_error_from_errno(error, r, &e, &bus_errors_hold);
         }
         return sd_bus_reply_method_return(message, "u", cookie);
 }
@@ -289,7 +290,7 @@ static int method_release(sd_bus_message *message, void *userdata, sd_bus_error 
         snprintf(owner, sizeof(owner), "%s", h->owner);
         r = pins_release(m->pinning.pins, cookie);
         if (r < 0)
-                return bus_error_from_errno(error, r, NULL);
+                return bus_error_from_errno(error, r, NULL, &bus_errors_release);
         owner_unwatch_if_idle(bp, owner);
         return sd_bus_reply_method_return(message, NULL);
 }
