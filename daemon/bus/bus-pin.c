@@ -142,7 +142,7 @@ int bus_pins_unpin(BusPins *bp, sd_bus_message *message, const char *path, sd_bu
         pin = bus_pin_from_path(m, path, &id);
         if (!pin)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PIN, "No pin %s", path);
-        r = polkit_sender_euid(message, &uid);
+        r = bus_sender_uid(message, &uid, error);
         if (r >= 0)
                 r = bus_authorize(m, message, pin->owner_uid == uid ? ACTION_PIN_OWN : ACTION_PIN, error);
         if (r <= 0)

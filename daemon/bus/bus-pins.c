@@ -164,7 +164,7 @@ static int pin_call(BusPins *bp, sd_bus_message *message, const char *target, co
 
         r = check_text("reason", reason, sizeof(((Pin *) NULL)->reason), error);
         if (r >= 0)
-                r = polkit_sender_euid(message, &uid);
+                r = bus_sender_uid(message, &uid, error);
         if (r >= 0)
                 r = bus_authorize(m, message, pin_action(target, uid, &pidfd), error);
         if (r <= 0)
@@ -250,7 +250,7 @@ static int method_hold(sd_bus_message *message, void *userdata, sd_bus_error *er
         if (r >= 0 && !sender)
                 r = sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "A hold needs a caller on the bus");
         if (r >= 0)
-                r = polkit_sender_euid(message, &uid);
+                r = bus_sender_uid(message, &uid, error);
         if (r >= 0)
                 r = bus_authorize(m, message, ACTION_HOLD, error);
         if (r <= 0)
