@@ -31,6 +31,7 @@ static const ErrorMeaning meanings[] = {
           "unknown profile '%P' (see 'idlepolicyctl profile' for the loaded ones)", NULL },
         { IDLEPOLICY_ERROR_PREFIX "InvalidMode", "invalid mode: %M", NULL },
         { IDLEPOLICY_ERROR_PREFIX "Busy", "cannot %A now: %M", NULL },
+        { IDLEPOLICY_ERROR_PREFIX "CalibrationFailed", "the calibration cannot start: %M", NULL },
         { IDLEPOLICY_ERROR_PREFIX "InvalidTarget", "invalid pin target: %M", NULL },
         { IDLEPOLICY_ERROR_PREFIX "InvalidCPUs", "invalid CPU list: %M", NULL },
         { IDLEPOLICY_ERROR_PREFIX "NoSuchProcess", "no such process or cgroup: %M", NULL },

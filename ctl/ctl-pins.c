@@ -65,6 +65,20 @@ int ctl_hold_release(Ctl *c, uint32_t cookie) {
         return ctl_bus_call_manager(c, &ctx, "Release", "u", cookie);
 }
 
+/* An exe: rule names the file a symbolic link resolves to (the daemon
+ * resolves it: idlepolicyd(8), Pin()): says so when the pin's Target is
+ * not what was asked. */
+static void note_resolved_exe(Ctl *c, const char *asked, const char *path) {
+        _cleanup_free_ char *target = NULL;
+
+        if (strncmp(asked, "exe:", 4) != 0 ||
+            sd_bus_get_property_string(c->bus, IDLEPOLICY_BUS_NAME, path, IDLEPOLICY_PIN_IFACE, "Target", NULL,
+                                       &target) < 0 ||
+            strcmp(target, asked) == 0)
+                return;
+        fprintf(stderr, "idlepolicyctl: the rule matches %s: %s with its symbolic links resolved\n", target, asked);
+}
+
 int ctl_cmd_pin(Ctl *c, char **args) {
         _cleanup_free_ char *path = NULL;
 
@@ -72,6 +86,7 @@ int ctl_cmd_pin(Ctl *c, char **args) {
                 return ctl_usage_error("'pin' needs --profile NAME");
         if (ctl_pin_take(c, args[0], c->reason, &path) < 0)
                 return CTL_EXIT_FAILURE;
+        note_resolved_exe(c, args[0], path);
         if (c->json)
                 return ctl_json_print_pin_path("pin", path) < 0 ? CTL_EXIT_FAILURE : CTL_EXIT_OK;
         printf("%s\n", path);

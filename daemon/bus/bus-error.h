@@ -33,6 +33,10 @@
 /* Consolidation: SetConsolidation() with a level other than 0, 1, 2. */
 #define BUS_ERROR_INVALID_LEVEL      BUS_ERROR_PREFIX "InvalidLevel"
 #define ERRNO_INVALID_LEVEL          ECHRNG
+/* Calibrate(): the calibration cannot start (the helper cannot be run, no
+ * idle states to measure...). */
+#define BUS_ERROR_CALIBRATION_FAILED BUS_ERROR_PREFIX "CalibrationFailed"
+#define ERRNO_CALIBRATION_FAILED     ENOTRECOVERABLE
 
 /* The errno behind each name (see enforce.h and manager-policy.h; the
  * pins' ERRNO_* are in pins.h). */
@@ -53,9 +57,27 @@ extern const sd_bus_error_map idlepolicy_bus_error_map[];
  * above.  Returns 0 or a negative errno. */
 int bus_error_register_map(void);
 
-/* Turns an errno from enforce.h or pins.h plus its explanation into the named error.
- * -ENOMEM is passed through; another errno outside the map becomes
- * org.freedesktop.DBus.Error.Failed with the explanation, or passes through
- * unnamed without one.
- * Returns the (negative) errno to return from a method handler. */
-int bus_error_from_errno(sd_bus_error *error, int r, const ErrorInfo *e);
+/* The named errors one method answers with when what it calls fails
+ * (idlepolicyd(8) lists them under each method).  Besides these a mutating
+ * method answers AccessDenied (polkit.c sets it, never an errno), and
+ * org.freedesktop.DBus.Error.InvalidArgs for arguments it rejects before
+ * calling anything. */
+typedef struct BusMethodErrors {
+        const char *method;
+        const char *names[16];        /* NULL-terminated */
+} BusMethodErrors;
+
+extern const BusMethodErrors bus_errors_set_governor, bus_errors_set_state_disabled, bus_errors_set_resume_latency,
+        bus_errors_set_latency_limit, bus_errors_restore, bus_errors_set_profile, bus_errors_set_mode,
+        bus_errors_set_consolidation, bus_errors_calibrate, bus_errors_pin, bus_errors_unpin, bus_errors_hold,
+        bus_errors_release, bus_errors_preview_profile;
+
+/* Turns an errno from enforce.h, manager-ops.h or pins.h plus its
+ * explanation into the named error, if it is one of the method's names:
+ * the errnos are ordinary ones (-ENOENT is UnknownState), so one that
+ * reached here raw from a system call would otherwise take a name it does
+ * not mean.  -ENOMEM passes through (NoMemory); any other errno becomes
+ * org.freedesktop.DBus.Error.Failed with the explanation (or strerror()),
+ * logged as a bug.  Returns the (negative) errno to return from a method
+ * handler. */
+int bus_error_from_errno(sd_bus_error *error, int r, const ErrorInfo *e, const BusMethodErrors *method);

@@ -114,9 +114,10 @@ static int property_get_changed(sd_bus *bus, const char *path, const char *inter
 }
 
 /* Replies to a change: the named error, or success (signalling a change). */
-static int reply_change(Manager *m, sd_bus_message *message, int r, const ErrorInfo *e, sd_bus_error *error) {
+static int reply_change(Manager *m, sd_bus_message *message, int r, const ErrorInfo *e, const BusMethodErrors *names,
+                        sd_bus_error *error) {
         if (r < 0)
-                return bus_error_from_errno(error, r, e);
+                return bus_error_from_errno(error, r, e, names);
         if (r > 0)
                 manager_knobs_changed(m);
         return sd_bus_reply_method_return(message, NULL);
@@ -149,7 +150,7 @@ static int method_set_governor(sd_bus_message *message, void *userdata, sd_bus_e
         if (r < 0)
                 return r;
         r = enforce_set_governor(&t, name, &e);
-        return reply_change(m, message, r, &e, error);
+        return reply_change(m, message, r, &e, &bus_errors_set_governor, error);
 }
 
 static int method_set_state_disabled(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -170,14 +171,14 @@ static int method_set_state_disabled(sd_bus_message *message, void *userdata, sd
         if (r < 0)
                 return r;
         r = enforce_set_state_disabled(&t, cpu, state, disabled, &e);
-        return reply_change(m, message, r, &e, error);
+        return reply_change(m, message, r, &e, &bus_errors_set_state_disabled, error);
 }
 
 typedef int (*CpuSetter)(const EnforceTarget *t, uint32_t cpu, uint32_t usec, ErrorInfo *e);
 
 /* A manual setting taking (u cpu, u usec): authorise action, then set(). */
 static int call_cpu_setter(sd_bus_message *message, Manager *m, const char *action, CpuSetter set,
-                           sd_bus_error *error) {
+                           const BusMethodErrors *names, sd_bus_error *error) {
         EnforceTarget t;
         ErrorInfo e = {};
         uint32_t cpu, usec;
@@ -193,17 +194,18 @@ static int call_cpu_setter(sd_bus_message *message, Manager *m, const char *acti
         if (r < 0)
                 return r;
         r = set(&t, cpu, usec, &e);
-        return reply_change(m, message, r, &e, error);
+        return reply_change(m, message, r, &e, names, error);
 }
 
 static int method_set_resume_latency(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         return call_cpu_setter(message, userdata, POLKIT_ACTION_PREFIX "set-resume-latency", enforce_set_resume_latency,
-                               error);
+                               &bus_errors_set_resume_latency, error);
 }
 
 /* Every state above the exit latency disabled, the others enabled (enforce.h). */
 static int method_set_latency_limit(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        return call_cpu_setter(message, userdata, POLKIT_ACTION_PREFIX "set-state", enforce_set_latency_limit, error);
+        return call_cpu_setter(message, userdata, POLKIT_ACTION_PREFIX "set-state", enforce_set_latency_limit,
+                               &bus_errors_set_latency_limit, error);
 }
 
 static int method_restore(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -216,7 +218,7 @@ static int method_restore(sd_bus_message *message, void *userdata, sd_bus_error 
                 return r < 0 ? r : 1;
         r = manager_restore(m, &e);
         if (r < 0)
-                return bus_error_from_errno(error, r, &e);
+                return bus_error_from_errno(error, r, &e, &bus_errors_restore);
         return sd_bus_reply_method_return(message, NULL);
 }
 
@@ -339,7 +341,7 @@ static int method_set_consolidation(sd_bus_message *message, void *userdata, sd_
                 return r;
         r = manager_set_consolidation(m, level, &e);
         if (r < 0)
-                return bus_error_from_errno(error, r, &e);
+                return bus_error_from_errno(error, r, &e, &bus_errors_set_consolidation);
         return sd_bus_reply_method_return(message, NULL);
 }
 
@@ -347,7 +349,7 @@ typedef int (*StringSetter)(Manager *m, const char *value, ErrorInfo *e);
 
 /* A method taking one string: authorise action, then set(). */
 static int call_setter(sd_bus_message *message, Manager *m, const char *action, StringSetter set,
-                       sd_bus_error *error) {
+                       const BusMethodErrors *names, sd_bus_error *error) {
         ErrorInfo e = {};
         const char *value;
         int r;
@@ -360,16 +362,18 @@ static int call_setter(sd_bus_message *message, Manager *m, const char *action, 
                 return r;
         r = set(m, value, &e);
         if (r < 0)
-                return bus_error_from_errno(error, r, &e);
+                return bus_error_from_errno(error, r, &e, names);
         return sd_bus_reply_method_return(message, NULL);
 }
 
 static int method_set_profile(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        return call_setter(message, userdata, POLKIT_ACTION_PREFIX "set-profile", manager_set_profile, error);
+        return call_setter(message, userdata, POLKIT_ACTION_PREFIX "set-profile", manager_set_profile,
+                           &bus_errors_set_profile, error);
 }
 
 static int method_set_mode(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        return call_setter(message, userdata, POLKIT_ACTION_PREFIX "set-mode", manager_set_mode, error);
+        return call_setter(message, userdata, POLKIT_ACTION_PREFIX "set-mode", manager_set_mode, &bus_errors_set_mode,
+                           error);
 }
 
 static int method_calibrate(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -382,7 +386,7 @@ static int method_calibrate(sd_bus_message *message, void *userdata, sd_bus_erro
                 return r < 0 ? r : 1;
         r = manager_calibrate(m, &e);
         if (r < 0)
-                return bus_error_from_errno(error, r, &e);
+                return bus_error_from_errno(error, r, &e, &bus_errors_calibrate);
         return sd_bus_reply_method_return(message, NULL);
 }
 

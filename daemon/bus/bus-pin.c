@@ -142,14 +142,14 @@ int bus_pins_unpin(BusPins *bp, sd_bus_message *message, const char *path, sd_bu
         pin = bus_pin_from_path(m, path, &id);
         if (!pin)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PIN, "No pin %s", path);
-        r = polkit_sender_euid(message, &uid);
+        r = bus_sender_uid(message, &uid, error);
         if (r >= 0)
                 r = bus_authorize(m, message, pin->owner_uid == uid ? ACTION_PIN_OWN : ACTION_PIN, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = pins_unpin(m->pinning.pins, id, &e);
         if (r < 0)
-                return bus_error_from_errno(error, r, &e);
+                return bus_error_from_errno(error, r, &e, &bus_errors_unpin);
         return sd_bus_reply_method_return(message, NULL);
 }
 

@@ -162,7 +162,7 @@ static int pin_call(BusPins *bp, sd_bus_message *message, const char *target, co
 
         r = bus_check_text("reason", reason, sizeof(((Pin *) NULL)->reason), error);
         if (r >= 0)
-                r = polkit_sender_euid(message, &uid);
+                r = bus_sender_uid(message, &uid, error);
         if (r >= 0)
                 r = bus_authorize(m, message, pin_action(target, uid, &pidfd), error);
         if (r <= 0)
@@ -170,7 +170,7 @@ static int pin_call(BusPins *bp, sd_bus_message *message, const char *target, co
         (void) sd_event_now(m->event, CLOCK_REALTIME, &now);
         r = pins_pin(m->pinning.pins, target, cpus, profile, uid, reason, now, &id, &e);
         if (r < 0)
-                return bus_error_from_errno(error, r, &e);
+                return bus_error_from_errno(error, r, &e, &bus_errors_pin);
         /* Pinned as the caller's own process: it must still be the one
          * checked, not another that took its PID. */
         if (pidfd >= 0 && !process_pidfd_alive(pidfd)) {
@@ -248,18 +248,19 @@ static int method_hold(sd_bus_message *message, void *userdata, sd_bus_error *er
         if (r >= 0 && !sender)
                 r = sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS, "A hold needs a caller on the bus");
         if (r >= 0)
-                r = polkit_sender_euid(message, &uid);
+                r = bus_sender_uid(message, &uid, error);
         if (r >= 0)
                 r = bus_authorize(m, message, ACTION_HOLD, error);
         if (r <= 0)
                 return r < 0 ? r : 1;
         r = owner_watch(bp, sender);
         if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Failed to watch %s on the bus: %m", sender);
+                return r == -ENOMEM ? r : sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "Failed to watch %s on the bus: %s",
+                                                            sender, strerror(-r));
         r = pins_hold(m->pinning.pins, profile, cpus, reason, app_id, sender, uid, &cookie, &e);
         if (r < 0) {
                 owner_unwatch_if_idle(bp, sender);
-                return bus_error_from_errno(error, r, &e);
+                return bus_error_from_errno(error, r, &e, &bus_errors_hold);
         }
         return sd_bus_reply_method_return(message, "u", cookie);
 }
@@ -287,7 +288,7 @@ static int method_release(sd_bus_message *message, void *userdata, sd_bus_error 
         snprintf(owner, sizeof(owner), "%s", h->owner);
         r = pins_release(m->pinning.pins, cookie);
         if (r < 0)
-                return bus_error_from_errno(error, r, NULL);
+                return bus_error_from_errno(error, r, NULL, &bus_errors_release);
         owner_unwatch_if_idle(bp, owner);
         return sd_bus_reply_method_return(message, NULL);
 }

@@ -50,7 +50,7 @@ static int method_preview_profile(sd_bus_message *message, void *userdata, sd_bu
                 return r;
         r = profile_preview(((BusPreview *) userdata)->manager, name, &p, &e);
         if (r < 0)
-                return bus_error_from_errno(error, r, &e);
+                return bus_error_from_errno(error, r, &e, &bus_errors_preview_profile);
         r = sd_bus_message_new_method_return(message, &reply);
         if (r >= 0)
                 r = append_cpus(reply, &p);

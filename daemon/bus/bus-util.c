@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-error.h"
 #include "bus-util.h"
 #include "knob-type.h"
 #include "manager.h"
@@ -46,4 +47,13 @@ int bus_authorize(Manager *m, sd_bus_message *message, const char *action, sd_bu
         if (r > 0)
                 manager_check_hotplug(m);
         return r;
+}
+
+/* Returns 0 or a negative errno with error set. */
+int bus_sender_uid(sd_bus_message *message, uid_t *ret, sd_bus_error *error) {
+        int r = polkit_sender_euid(message, ret);
+
+        if (r == -ENOMEM || r >= 0)
+                return r;
+        return sd_bus_error_setf(error, BUS_ERROR_ACCESS_DENIED, "Cannot tell who the caller is: %s", strerror(-r));
 }

@@ -5,6 +5,7 @@
  * in replies, node enumerators, the authorisation of a mutating call. */
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <systemd/sd-bus.h>
 
 #include "cpuset.h"
@@ -28,3 +29,8 @@ int bus_nodes_add(char **l, size_t *n, const char *path);
  * date.  Returns 1 to go on, 0 for a call parked until polkit answers (the
  * handler returns 1), or a negative errno with error set. */
 int bus_authorize(Manager *m, sd_bus_message *message, const char *action, sd_bus_error *error);
+
+/* The caller's effective uid (polkit_sender_euid()); a caller that cannot
+ * be told (it left the bus meanwhile) is AccessDenied.  Returns 0, or
+ * -ENOMEM / -EACCES with error set. */
+int bus_sender_uid(sd_bus_message *message, uid_t *ret, sd_bus_error *error);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bus-error.h"
 #include "log.h"
 #include "manager-policy.h"
 
@@ -27,7 +28,7 @@ static void on_calibrated(Calibration *result, int error, void *userdata) {
         manager_emit_calibration_finished(m, result != NULL, message);
 }
 
-/* Returns 0, or a negative errno with e set. */
+/* Returns 0, or -EBUSY / -ERRNO_CALIBRATION_FAILED with e set. */
 int manager_calibrate(Manager *m, ErrorInfo *e) {
         EnforceTarget t;
         int r;
@@ -39,8 +40,11 @@ int manager_calibrate(Manager *m, ErrorInfo *e) {
         r = calibrator_start(m->event, t, m->calib.helper, on_calibrated, m, &m->calib.run);
         if (r == -EBUSY)
                 return errinfo_set(e, -EBUSY, "A calibration is running already");
+        if (r == -ENOMEM)
+                return r;
         if (r < 0)
-                return errinfo_set(e, r, "Failed to start the calibration with %s: %s", m->calib.helper, strerror(-r));
+                return errinfo_set(e, -ERRNO_CALIBRATION_FAILED, "Failed to start the calibration with %s: %s",
+                                   m->calib.helper, strerror(-r));
         log_info("Calibration started.");
         manager_emit(m, "Calibrating");
         return 0;

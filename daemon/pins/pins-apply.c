@@ -193,18 +193,39 @@ static void on_cgroup_empty(const char *path, void *userdata) {
         (void) sd_event_source_set_enabled(rt->owner->ends, SD_EVENT_ONESHOT);
 }
 
+/* A pid: target names a process: another thread of one (its TID, which
+ * proc/TID answers for too) is NotPinnable.  Returns 0 or a named negative
+ * errno with e set. */
+static int check_process(Pins *p, pid_t pid, ErrorInfo *e) {
+        pid_t tgid;
+        int r = proc_read_tgid(p->host_fd, pid, &tgid);
+
+        if (r == -ESRCH)
+                return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No process %d", (int) pid);
+        if (r < 0)
+                return errinfo_set(e, r == -ENOMEM ? r : -ERRNO_NOT_PINNABLE, "Cannot read process %d: %s", (int) pid,
+                                   strerror(-r));
+        if (tgid != pid)
+                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "%d is a thread of process %d, not a process: pin pid:%d "
+                                   "(a pin takes a process with all its threads)", (int) pid, (int) tgid, (int) tgid);
+        return 0;
+}
+
 /* Returns 0 or a named negative errno with e set. */
 static int apply_pid(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
         pid_t pid = pin->target.pid;
         ProcStat st;
         int r;
 
+        r = check_process(p, pid, e);
+        if (r < 0)
+                return r;
         r = proc_read_stat(p->host_fd, pid, &st);
         if (r == -ESRCH || (r >= 0 && !pin_pid_matches(&pin->target, &st)))
                 return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No process %d%s", (int) pid,
                                    r >= 0 ? " (its PID now names another process)" : "");
         if (r < 0)
-                return errinfo_set(e, -EIO, "Failed to read process %d: %s", (int) pid, strerror(-r));
+                return errinfo_set(e, -ERRNO_NOT_PINNABLE, "Cannot read process %d: %s", (int) pid, strerror(-r));
         if (st.kthread || st.no_setaffinity)
                 return errinfo_set(e, -ERRNO_NOT_PINNABLE, "Process %d is %s: its affinity cannot be set", (int) pid,
                                    st.kthread ? "a kernel thread" : "marked PF_NO_SETAFFINITY");
@@ -217,9 +238,14 @@ static int apply_pid(Pins *p, Pin *pin, PinRuntime *rt, ErrorInfo *e) {
                         return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No process %d", (int) pid);
         }
         r = process_watch_new(p->ctx.event, pid, st.start_time, on_process_exit, rt, &rt->process);
+        if (r == -ESRCH || r == -ENOENT)
+                return errinfo_set(e, -ERRNO_NO_SUCH_PROCESS, "No process %d (it exited while being pinned)", (int) pid);
+        if (r == -EMFILE || r == -ENFILE)
+                return errinfo_set(e, -ERRNO_LIMIT_REACHED, "No file descriptor left to watch process %d: %s", (int) pid,
+                                   strerror(-r));
         if (r < 0)
-                return errinfo_set(e, r == -ESRCH ? -ERRNO_NO_SUCH_PROCESS : r, "Failed to watch process %d: %s",
-                                   (int) pid, strerror(-r));
+                return errinfo_set(e, r == -ENOMEM ? r : -ERRNO_NOT_PINNABLE, "Cannot watch process %d: %s", (int) pid,
+                                   strerror(-r));
         if (pin->cpus_given) {
                 r = pins_pin_process(p, rt, pid, st.start_time, &pin->cpus, e);
                 if (r == -ESRCH)

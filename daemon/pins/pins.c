@@ -16,6 +16,7 @@
 #include "json-dir.h"
 #include "log.h"
 #include "macro.h"
+#include "pin-exe.h"
 #include "pin-persist.h"
 #include "pins-internal.h"
 #include "pins-rules.h"
@@ -142,6 +143,27 @@ static int check_profile(Pins *p, const char *name, ErrorInfo *e) {
         return 0;
 }
 
+/* An exe: target's path resolved as the kernel shows executables
+ * (pin-exe.h): the rule then names the file itself, not a symbolic link to
+ * it (logged when it differs).  Returns 0, or -ERRNO_INVALID_TARGET with e
+ * set (a loop, a script, a directory...). */
+static int resolve_exe(Pins *p, PinTarget *t, ErrorInfo *e) {
+        char path[PIN_TARGET_VALUE_MAX];
+        ErrorInfo inner = {};
+        int r;
+
+        if (t->kind != PIN_TARGET_EXE)
+                return 0;
+        r = pin_exe_resolve(p->host_fd, t->value, path, sizeof(path), &inner);
+        if (r < 0)
+                return errinfo_set(e, -ERRNO_INVALID_TARGET, "Cannot pin exe:%s: %s", t->value, inner.message);
+        if (r > 0) {
+                log_info("exe:%s names a symbolic link: the rule matches the file it resolves to, exe:%s.", t->value, path);
+                snprintf(t->value, sizeof(t->value), "%s", path);
+        }
+        return 0;
+}
+
 /* Returns 0 or a named negative errno with e set. */
 static int make_spec(Pins *p, const char *target, const char *cpus, const char *profile, const char *reason,
                      Pin *ret, ErrorInfo *e) {
@@ -151,6 +173,9 @@ static int make_spec(Pins *p, const char *target, const char *cpus, const char *
         r = pin_target_parse(target, &ret->target, e);
         if (r < 0)
                 return -ERRNO_INVALID_TARGET;
+        r = resolve_exe(p, &ret->target, e);
+        if (r < 0)
+                return r;
         r = parse_cpus(p, cpus, &ret->cpus, e);
         if (r < 0)
                 return r;
@@ -161,6 +186,29 @@ static int make_spec(Pins *p, const char *target, const char *cpus, const char *
         snprintf(ret->profile, sizeof(ret->profile), "%s", profile);
         snprintf(ret->reason, sizeof(ret->reason), "%s", reason ?: "");
         return 0;
+}
+
+/* The LimitReached of a new pin or hold of uid (through the bus
+ * connection owner, for a hold), naming the limit.  Returns
+ * -ERRNO_LIMIT_REACHED with e set. */
+static int limit_error(PinQuota q, bool hold, uid_t uid, const char *owner, ErrorInfo *e) {
+        const char *what = hold ? "holds" : "pins";
+        int max = hold ? PIN_REGISTRY_HOLDS_MAX : PIN_REGISTRY_PINS_MAX;
+
+        switch (q) {
+        case PIN_QUOTA_OWNER:
+                return errinfo_set(e, -ERRNO_LIMIT_REACHED, "%s holds %d profiles already (at most %d per bus connection)",
+                                   owner, HOLDS_PER_OWNER_MAX, HOLDS_PER_OWNER_MAX);
+        case PIN_QUOTA_UID:
+                return errinfo_set(e, -ERRNO_LIMIT_REACHED, "User %u has %d %s already (at most %d per user other than root)",
+                                   (unsigned) uid, hold ? HOLDS_PER_UID_MAX : PINS_PER_UID_MAX, what,
+                                   hold ? HOLDS_PER_UID_MAX : PINS_PER_UID_MAX);
+        case PIN_QUOTA_USERS:
+                return errinfo_set(e, -ERRNO_LIMIT_REACHED, "Users other than root have %d %s already (%d of %d are kept for root)",
+                                   max - PIN_REGISTRY_ROOT_RESERVE, what, PIN_REGISTRY_ROOT_RESERVE, max);
+        default:
+                return errinfo_set(e, -ERRNO_LIMIT_REACHED, "There are %d %s already", max, what);
+        }
 }
 
 /* Makes pin real: a rule follows processes, a pid or cgroup pin is
@@ -187,7 +235,9 @@ int pins_pin(Pins *p, const char *target, const char *cpus, const char *profile,
         if (r == -EEXIST)
                 return errinfo_set(e, r, "%.200s is pinned already", target);
         if (r == -EDQUOT)
-                return errinfo_set(e, r, "There are %d pins already", PIN_REGISTRY_PINS_MAX);
+                return limit_error(pin_registry_pin_quota(p->registry, spec.owner_uid), false, owner, NULL, e);
+        if (r == -ERANGE)
+                return errinfo_set(e, -ERRNO_LIMIT_REACHED, "The pin ids (1 to 4294967295) are used up");
         if (r < 0)
                 return errinfo_set(e, r, "Failed to add the pin: %s", strerror(-r));
         r = pin_start(p, pin, e);
@@ -254,8 +304,8 @@ int pins_hold(Pins *p, const char *profile, const char *cpus, const char *reason
         snprintf(spec.owner, sizeof(spec.owner), "%s", owner ?: "");
         r = pin_registry_hold_add(p->registry, &spec, &h);
         if (r == -EDQUOT)
-                return errinfo_set(e, r, "%s holds %d profiles already, or %d are held in all", owner,
-                                   HOLDS_PER_OWNER_MAX, PIN_REGISTRY_HOLDS_MAX);
+                return limit_error(pin_registry_hold_quota(p->registry, spec.owner_uid, spec.owner), true, uid,
+                                   spec.owner, e);
         if (r < 0)
                 return errinfo_set(e, r, "Failed to add the hold: %s", strerror(-r));
         *ret_cookie = h->cookie;
@@ -407,14 +457,17 @@ static int load_rule_file(const char *path, const char *text, size_t len, void *
                 Pin *pin;
 
                 (void) pin_target_format(&rules[i].target, target, sizeof(target));
-                r = check_profile(p, rules[i].profile, &e);
+                r = resolve_exe(p, &rules[i].target, &e);
+                if (r >= 0)
+                        r = check_profile(p, rules[i].profile, &e);
                 if (r >= 0)
                         r = pin_registry_add(p->registry, &rules[i], &pin);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
                         log_error("%s: rule %zu (%s): %s, ignoring it.", path, i, target,
-                                  r == -ENOPKG ? e.message : r == -EEXIST ? "the target is pinned already" : strerror(-r));
+                                  r == -ENOPKG || r == -ERRNO_INVALID_TARGET ? e.message :
+                                  r == -EEXIST ? "the target is pinned already" : strerror(-r));
                         continue;
                 }
                 if (pin_start(p, pin, &e) < 0) {

@@ -96,8 +96,9 @@ int pins_load_rules(Pins *p, const char *dir);
 
 /* Pins target to cpus (a CPU list; "" keeps the workload's CPUs) with
  * profile for owner, reason free text for status.  Returns 0 with the new
- * pin's id in *ret_id, or a named negative errno (above) with e set;
- * nothing changed then. */
+ * pin's id in *ret_id, or a named negative errno (above; -EDQUOT for
+ * pin_registry_pin_quota(): 4096 in all, 64 per user other than root, 1024
+ * kept for root) with e set; nothing changed then. */
 int pins_pin(Pins *p, const char *target, const char *cpus, const char *profile, uid_t owner,
              const char *reason, uint64_t now_realtime_usec, uint32_t *ret_id, ErrorInfo *e);
 
@@ -109,7 +110,8 @@ int pins_unpin(Pins *p, uint32_t id, ErrorInfo *e);
 /* Holds profile on cpus ("" = all CPUs) for the bus client owner (a
  * unique name) until pins_release() or pins_release_owner().  Returns 0
  * with the cookie in *ret_cookie, or -ENOPKG, -EBADE, -ENXIO, -EHOSTDOWN, -EDQUOT
- * (64 per owner) with e set. */
+ * (pin_registry_hold_quota(): 64 per bus connection, 64 per user other
+ * than root, 1024 kept for root) with e set. */
 int pins_hold(Pins *p, const char *profile, const char *cpus, const char *reason, const char *app_id,
               const char *owner, uid_t uid, uint32_t *ret_cookie, ErrorInfo *e);
 /* Call when the online CPUs changed: every pin's workload is set to its

@@ -71,6 +71,6 @@ int manager_policy_set_profile(Manager *m, const char *name, ErrorInfo *e);
  * 0, or -EBUSY / -EIO with e set. */
 int manager_policy_set_mode(Manager *m, DaemonMode mode, ErrorInfo *e);
 
-/* Calibrate().  Returns 0 (started), or -EBUSY or another negative errno
- * with e set. */
+/* Calibrate().  Returns 0 (started), or -EBUSY (one runs) or
+ * -ERRNO_CALIBRATION_FAILED (bus-error.h: it cannot start) with e set. */
 int manager_calibrate(Manager *m, ErrorInfo *e);

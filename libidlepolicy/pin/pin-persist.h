@@ -25,7 +25,9 @@
  *   { "target": "exe:/usr/bin/ffmpeg", "cpus": "4-7",
  *     "profile": "performance", "reason": "transcoding" }
  *
- * with "target" and "profile" required, "cpus" and "reason" optional. */
+ * with "target" and "profile" required, "cpus" and "reason" optional.  An
+ * exe: target's symbolic links are resolved by the daemon when it takes
+ * the rule (pin-exe.h), not here: parsing reads no file. */
 
 #include <stddef.h>
 

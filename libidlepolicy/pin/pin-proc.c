@@ -130,6 +130,32 @@ int proc_read_stat(int root_fd, pid_t pid, ProcStat *ret) {
         return 0;
 }
 
+int proc_read_tgid(int root_fd, pid_t pid, pid_t *ret) {
+        _cleanup_free_ char *text = NULL;
+        const char *line;
+        uint64_t tgid;
+        char path[64];
+        int r;
+
+        if (pid <= 0)
+                return -EINVAL;
+        snprintf(path, sizeof(path), PROCFS_PID_FMT "/status", (int) pid);
+        r = fileio_read_regular_at(root_fd, path, PROC_STATUS_MAX, 0, &text, NULL);
+        if (r == -ENOENT)
+                return -ESRCH;
+        if (r < 0)
+                return r;
+        line = strncmp(text, "Tgid:", 5) == 0 ? text : strstr(text, "\nTgid:");
+        if (!line)
+                return -EBADMSG;
+        line += line[0] == '\n' ? 6 : 5;
+        line += strspn(line, " \t");
+        if (parse_decimal(line, strcspn(line, "\n"), PIN_TARGET_PID_MAX, &tgid) < 0 || tgid == 0)
+                return -EBADMSG;
+        *ret = (pid_t) tgid;
+        return 0;
+}
+
 /* Returns -ESRCH if root_fd/proc/PID does not exist, else -ENOENT. */
 static int missing_reason(int root_fd, pid_t pid) {
         char path[32];

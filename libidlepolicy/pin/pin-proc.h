@@ -47,6 +47,18 @@ int proc_parse_stat(const char *text, ProcStat *ret);
  * negative errno of the read (-EACCES, ...); *ret untouched on failure. */
 int proc_read_stat(int root_fd, pid_t pid, ProcStat *ret);
 
+/* The largest proc/PID/status read: real ones are about 1.5 KiB. */
+#define PROC_STATUS_MAX 65536
+
+/* Reads the thread group (the process) of the task pid from the "Tgid:"
+ * line of root_fd/proc/PID/status: pid itself for a process, its
+ * process's pid for another thread (proc/TID exists for every thread,
+ * though proc lists only processes).  Returns 0, -EINVAL for pid <= 0,
+ * -ESRCH when the task does not exist, -EBADMSG for a file without a valid
+ * Tgid line, or another negative errno of the read; *ret untouched on
+ * failure. */
+int proc_read_tgid(int root_fd, pid_t pid, pid_t *ret);
+
 /* Reads the link root_fd/proc/PID/exe into buf (NUL-terminated), without a
  * trailing " (deleted)" (the executable was replaced or removed while
  * running: an upgraded /usr/bin/foo still names /usr/bin/foo).  Returns 0,

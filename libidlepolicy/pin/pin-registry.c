@@ -197,8 +197,35 @@ static int pids_copy(const pid_t *pids, size_t n, pid_t **ret) {
         return 0;
 }
 
-/* Stores a copy of spec under id (checked by the caller: valid, unused). */
-static int insert_pin(PinRegistry *r, const Pin *spec, uint32_t id, Pin **ret) {
+/* The quota of a table holding n items, users of them not root's and
+ * of_uid uid's: the table's, the users' and the uid's limits in turn. */
+static PinQuota quota_of(size_t n, size_t users, size_t of_uid, uint32_t uid, size_t table_max, size_t uid_max) {
+        if (n >= table_max)
+                return PIN_QUOTA_TABLE;
+        if (uid == 0)
+                return PIN_QUOTA_OK;
+        if (of_uid >= uid_max)
+                return PIN_QUOTA_UID;
+        if (users >= table_max - PIN_REGISTRY_ROOT_RESERVE)
+                return PIN_QUOTA_USERS;
+        return PIN_QUOTA_OK;
+}
+
+PinQuota pin_registry_pin_quota(const PinRegistry *r, uint32_t uid) {
+        size_t users = 0, of_uid = 0;
+
+        for (size_t i = 0; i < r->pins.n; i++) {
+                const Pin *p = r->pins.items[i];
+
+                users += p->owner_uid != 0;
+                of_uid += p->owner_uid == uid;
+        }
+        return quota_of(r->pins.n, users, of_uid, uid, PIN_REGISTRY_PINS_MAX, PINS_PER_UID_MAX);
+}
+
+/* Stores a copy of spec under id (checked by the caller: unused), within
+ * the table's limit and, with user_limits, those of its owner. */
+static int insert_pin(PinRegistry *r, const Pin *spec, uint32_t id, bool user_limits, Pin **ret) {
         _cleanup_free_ Pin *p = NULL;
         int k;
 
@@ -206,7 +233,8 @@ static int insert_pin(PinRegistry *r, const Pin *spec, uint32_t id, Pin **ret) {
                 return -EINVAL;
         if (spec->state != PIN_STATE_ENDED && find_clash(r, &spec->target, NULL))
                 return -EEXIST;
-        if (r->pins.n >= PIN_REGISTRY_PINS_MAX)
+        if (user_limits ? pin_registry_pin_quota(r, spec->owner_uid) != PIN_QUOTA_OK :
+                          r->pins.n >= PIN_REGISTRY_PINS_MAX)
                 return -EDQUOT;
         p = malloc(sizeof(Pin));
         if (!p || slots_reserve(&r->pins, 1) < 0)
@@ -229,7 +257,7 @@ static int insert_pin(PinRegistry *r, const Pin *spec, uint32_t id, Pin **ret) {
 int pin_registry_add(PinRegistry *r, const Pin *spec, Pin **ret) {
         if (r->next_id > UINT32_MAX)
                 return -ERANGE;
-        return insert_pin(r, spec, (uint32_t) r->next_id, ret);
+        return insert_pin(r, spec, (uint32_t) r->next_id, true, ret);
 }
 
 int pin_registry_add_with_id(PinRegistry *r, const Pin *spec, Pin **ret) {
@@ -237,7 +265,7 @@ int pin_registry_add_with_id(PinRegistry *r, const Pin *spec, Pin **ret) {
                 return -EINVAL;
         if (slots_find(&r->pins, spec->id))
                 return -EEXIST;
-        return insert_pin(r, spec, spec->id, ret);
+        return insert_pin(r, spec, spec->id, false, ret);
 }
 
 int pin_registry_set_next_id(PinRegistry *r, uint32_t id) {
@@ -348,12 +376,19 @@ static bool hold_spec_valid(const Hold *h) {
                string_valid(h->app_id, sizeof(h->app_id), false);
 }
 
-static size_t holds_of_owner(const PinRegistry *r, const char *owner) {
-        size_t n = 0;
+PinQuota pin_registry_hold_quota(const PinRegistry *r, uint32_t uid, const char *owner) {
+        size_t users = 0, of_uid = 0, of_owner = 0;
 
-        for (size_t i = 0; i < r->holds.n; i++)
-                n += strcmp(((Hold *) r->holds.items[i])->owner, owner) == 0;
-        return n;
+        for (size_t i = 0; i < r->holds.n; i++) {
+                const Hold *h = r->holds.items[i];
+
+                users += h->owner_uid != 0;
+                of_uid += h->owner_uid == uid;
+                of_owner += strcmp(h->owner, owner) == 0;
+        }
+        if (r->holds.n < PIN_REGISTRY_HOLDS_MAX && of_owner >= HOLDS_PER_OWNER_MAX)
+                return PIN_QUOTA_OWNER;
+        return quota_of(r->holds.n, users, of_uid, uid, PIN_REGISTRY_HOLDS_MAX, HOLDS_PER_UID_MAX);
 }
 
 /* Returns the next cookie not 0 and not in use (there is one: fewer than
@@ -369,7 +404,7 @@ int pin_registry_hold_add(PinRegistry *r, const Hold *spec, Hold **ret) {
 
         if (!hold_spec_valid(spec))
                 return -EINVAL;
-        if (r->holds.n >= PIN_REGISTRY_HOLDS_MAX || holds_of_owner(r, spec->owner) >= HOLDS_PER_OWNER_MAX)
+        if (pin_registry_hold_quota(r, spec->owner_uid, spec->owner) != PIN_QUOTA_OK)
                 return -EDQUOT;
         h = malloc(sizeof(Hold));
         if (!h || slots_reserve(&r->holds, 1) < 0) {

@@ -26,9 +26,19 @@
 #include "pin-target.h"
 #include "profile.h"
 
+/* The limits (idlepolicyd(8), Pin() and Hold()): each table holds at most
+ * 4096; a user other than root (uid 0) has at most 64 pins and 64 holds,
+ * over all of its bus connections; every bus connection, root's too, at
+ * most 64 holds; and users other than root together stop 1024 short of a
+ * full table, which is kept for root.  One unprivileged user, allowed
+ * pin-own-process and hold by the shipped polkit defaults, so fills 64 of
+ * each, and 48 such users cannot lock root out. */
 #define PIN_REGISTRY_PINS_MAX 4096
-#define HOLDS_PER_OWNER_MAX 64
 #define PIN_REGISTRY_HOLDS_MAX 4096
+#define PINS_PER_UID_MAX 64
+#define HOLDS_PER_UID_MAX 64
+#define HOLDS_PER_OWNER_MAX 64
+#define PIN_REGISTRY_ROOT_RESERVE 1024
 /* The most pids a pin follows (pin_registry_set_pids()). */
 #define PIN_PIDS_MAX PIN_TARGET_PID_MAX
 
@@ -69,6 +79,15 @@ typedef struct Hold {
 
 typedef struct PinRegistry PinRegistry;
 
+/* Which limit a new pin or hold would break. */
+typedef enum PinQuota {
+        PIN_QUOTA_OK,
+        PIN_QUOTA_TABLE,                /* the table is full */
+        PIN_QUOTA_OWNER,                /* holds: the bus connection has HOLDS_PER_OWNER_MAX */
+        PIN_QUOTA_UID,                  /* the user (not root) has PINS_PER_UID_MAX / HOLDS_PER_UID_MAX */
+        PIN_QUOTA_USERS,                /* users other than root have MAX - PIN_REGISTRY_ROOT_RESERVE */
+} PinQuota;
+
 /* Returns "waiting", "active" or "ended"; NULL for an invalid state. */
 const char *pin_state_to_string(PinState s);
 
@@ -79,19 +98,25 @@ PinRegistry *pin_registry_free(PinRegistry *r);
 void pin_registry_freep(PinRegistry **r);
 #define _cleanup_pin_registry_ _cleanup_(pin_registry_freep)
 
+/* Which limit a new pin of uid would break (PIN_QUOTA_OK: none); stored
+ * pins count, ended ones included. */
+PinQuota pin_registry_pin_quota(const PinRegistry *r, uint32_t uid);
+
 /* Adds a copy of spec (pids included) under the next id; spec->id and
  * spec->sequence are ignored.  Returns 0 and the stored pin in *ret (may be
  * NULL), or -EINVAL (an empty or unterminated profile name, reason or
  * target value, an invalid kind or state), -EEXIST (a pin that has not
  * ended has an equal target: pin_target_equal(), and for pid targets the
- * same pid whatever the start times), -EDQUOT (PIN_REGISTRY_PINS_MAX pins
- * stored, ended ones included), -ERANGE (the ids are used up) or -ENOMEM;
- * nothing changed on failure. */
+ * same pid whatever the start times), -EDQUOT (a limit of
+ * pin_registry_pin_quota() for spec->owner_uid), -ERANGE (the ids are used
+ * up) or -ENOMEM; nothing changed on failure. */
 int pin_registry_add(PinRegistry *r, const Pin *spec, Pin **ret);
 
 /* pin_registry_add() under spec->id, for restoring persisted pins; the
- * next id becomes at least spec->id + 1.  Returns what pin_registry_add()
- * returns, -EINVAL also for id 0 and -EEXIST also for an id in use. */
+ * next id becomes at least spec->id + 1.  Only the table's limit applies
+ * (pins made before are taken back whatever their owners hold).  Returns
+ * what pin_registry_add() returns, -EINVAL also for id 0 and -EEXIST also
+ * for an id in use. */
 int pin_registry_add_with_id(PinRegistry *r, const Pin *spec, Pin **ret);
 
 /* Moves every pin of from into r under its id (its pids, state and all),
@@ -134,11 +159,15 @@ Pin *pin_registry_pin_at(const PinRegistry *r, size_t i);
         for (size_t _i_ = 0; _i_ < pin_registry_n_pins(r); _i_++)               \
                 for (Pin *p = pin_registry_pin_at((r), _i_); p; p = NULL)
 
+/* Which limit a new hold of uid through the bus connection owner would
+ * break (PIN_QUOTA_OK: none). */
+PinQuota pin_registry_hold_quota(const PinRegistry *r, uint32_t uid, const char *owner);
+
 /* Adds a copy of spec under the next cookie (never 0, never one in use);
  * spec->cookie and spec->sequence are ignored.  Returns 0 and the stored
  * hold in *ret (may be NULL), or -EINVAL (an empty or unterminated profile
- * or owner, an unterminated reason or app_id), -EDQUOT (the owner has
- * HOLDS_PER_OWNER_MAX holds, or PIN_REGISTRY_HOLDS_MAX are stored) or
+ * or owner, an unterminated reason or app_id), -EDQUOT (a limit of
+ * pin_registry_hold_quota() for spec->owner_uid and spec->owner) or
  * -ENOMEM; nothing changed on failure. */
 int pin_registry_hold_add(PinRegistry *r, const Hold *spec, Hold **ret);
 /* Returns the hold with this cookie, or NULL. */

@@ -179,6 +179,37 @@ START_TEST(test_exe) {
 }
 END_TEST
 
+START_TEST(test_tgid) {
+        FakeTree *t = unit_tree(NULL);
+        pid_t tgid = 4242;
+
+        /* a process, and a thread of it (proc/TID exists for threads too) */
+        ck_assert_int_eq(faketree_write(t->fd, "proc/100/status", "Name:\tsleep\nUmask:\t0022\nState:\tS\n"
+                                        "Tgid:\t100\nNgid:\t0\nPid:\t100\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, "proc/101/status", "Name:\tworker\nTgid:\t100\nPid:\t101\n"), 0);
+        ck_assert_int_eq(proc_read_tgid(t->fd, 100, &tgid), 0);
+        ck_assert_int_eq(tgid, 100);
+        ck_assert_int_eq(proc_read_tgid(t->fd, 101, &tgid), 0);
+        ck_assert_int_eq(tgid, 100);
+        ck_assert_int_eq(faketree_write(t->fd, "proc/102/status", "Tgid: 102\n"), 0);
+        ck_assert_int_eq(proc_read_tgid(t->fd, 102, &tgid), 0);
+        ck_assert_int_eq(tgid, 102);
+
+        tgid = 4242;
+        ck_assert_int_eq(proc_read_tgid(t->fd, 103, &tgid), -ESRCH);
+        ck_assert_int_eq(proc_read_tgid(t->fd, 0, &tgid), -EINVAL);
+        ck_assert_int_eq(faketree_write(t->fd, "proc/104/status", "Name:\tx\nPid:\t104\n"), 0);
+        ck_assert_int_eq(proc_read_tgid(t->fd, 104, &tgid), -EBADMSG);
+        ck_assert_int_eq(faketree_write(t->fd, "proc/105/status", "Name:\tx\nTgid:\t-1\n"), 0);
+        ck_assert_int_eq(proc_read_tgid(t->fd, 105, &tgid), -EBADMSG);
+        ck_assert_int_eq(faketree_write(t->fd, "proc/106/status", "Name:\tx\nTgid:\t0\n"), 0);
+        ck_assert_int_eq(proc_read_tgid(t->fd, 106, &tgid), -EBADMSG);
+        ck_assert_int_eq(faketree_write(t->fd, "proc/107/status", "Name:\tx\nMyTgid:\t1\n"), 0);
+        ck_assert_int_eq(proc_read_tgid(t->fd, 107, &tgid), -EBADMSG);
+        ck_assert_int_eq(tgid, 4242);
+}
+END_TEST
+
 START_TEST(test_list) {
         FakeTree *t = unit_tree(NULL);
         _cleanup_free_ pid_t *pids = NULL;
@@ -283,6 +314,7 @@ int main(void) {
         tcase_add_test(stat, test_stat_comm);
         tcase_add_test(stat, test_stat_bad);
         tcase_add_test(exe, test_exe);
+        tcase_add_test(exe, test_tgid);
         tcase_add_test(list, test_list);
         tcase_add_test(list, test_list_many);
         tcase_add_test(match, test_rule_matches);

@@ -262,6 +262,118 @@ START_TEST(test_pin_limit) {
 }
 END_TEST
 
+/* Adds pins of uid on pid:first.. until n are added.  Returns the next pid. */
+static unsigned add_pins_of(PinRegistry *r, uint32_t uid, unsigned first, unsigned n) {
+        char target[32];
+
+        for (unsigned i = 0; i < n; i++) {
+                Pin spec;
+
+                snprintf(target, sizeof(target), "pid:%u", first + i);
+                spec = pin_spec(target, "latency");
+                spec.owner_uid = uid;
+                ck_assert_int_eq(pin_registry_add(r, &spec, NULL), 0);
+        }
+        return first + n;
+}
+
+START_TEST(test_pin_user_limits) {
+        _cleanup_pin_registry_ PinRegistry *r = pin_registry_new();
+        unsigned next = 1, users = PIN_REGISTRY_PINS_MAX - PIN_REGISTRY_ROOT_RESERVE;
+        Pin spec = pin_spec("pid:100000", "latency");
+
+        /* 64 for a user other than root, whatever the others hold */
+        next = add_pins_of(r, 65534, next, PINS_PER_UID_MAX);
+        ck_assert_int_eq(pin_registry_pin_quota(r, 65534), PIN_QUOTA_UID);
+        spec.owner_uid = 65534;
+        ck_assert_int_eq(pin_registry_add(r, &spec, NULL), -EDQUOT);
+        /* a duplicate is still a duplicate */
+        spec = pin_spec("pid:1", "latency");
+        spec.owner_uid = 65534;
+        ck_assert_int_eq(pin_registry_add(r, &spec, NULL), -EEXIST);
+        ck_assert_int_eq(pin_registry_pin_quota(r, 1000), PIN_QUOTA_OK);
+        ck_assert_int_eq(pin_registry_pin_quota(r, 0), PIN_QUOTA_OK);
+        /* ended pins count, removed ones do not */
+        ck_assert_int_eq(pin_registry_set_state(r, 1, PIN_STATE_ENDED), 0);
+        ck_assert_int_eq(pin_registry_pin_quota(r, 65534), PIN_QUOTA_UID);
+        ck_assert_int_eq(pin_registry_remove(r, 1), 0);
+        ck_assert_int_eq(pin_registry_pin_quota(r, 65534), PIN_QUOTA_OK);
+        next = add_pins_of(r, 65534, next, 1);
+
+        /* users other than root together: 3072; then only root */
+        for (uint32_t uid = 1000; users - pin_registry_n_pins(r) >= PINS_PER_UID_MAX; uid++)
+                next = add_pins_of(r, uid, next, PINS_PER_UID_MAX);
+        ck_assert_uint_eq(pin_registry_n_pins(r), users);
+        ck_assert_int_eq(pin_registry_pin_quota(r, 4242), PIN_QUOTA_USERS);
+        ck_assert_int_eq(pin_registry_pin_quota(r, 65534), PIN_QUOTA_UID);
+        spec = pin_spec("pid:100000", "latency");
+        spec.owner_uid = 4242;
+        ck_assert_int_eq(pin_registry_add(r, &spec, NULL), -EDQUOT);
+        next = add_pins_of(r, 0, next, PIN_REGISTRY_ROOT_RESERVE);
+        ck_assert_int_eq(pin_registry_pin_quota(r, 0), PIN_QUOTA_TABLE);
+        spec.owner_uid = 0;
+        ck_assert_int_eq(pin_registry_add(r, &spec, NULL), -EDQUOT);
+        ck_assert_uint_eq(next, PIN_REGISTRY_PINS_MAX + 2);
+        /* pins taken back from a file only meet the table's limit */
+        ck_assert_int_eq(pin_registry_remove(r, 2), 0);
+        spec = pin_spec("pid:100001", "latency");
+        spec.id = 9999;
+        spec.owner_uid = 65534;
+        ck_assert_int_eq(pin_registry_add_with_id(r, &spec, NULL), 0);
+}
+END_TEST
+
+START_TEST(test_hold_user_limits) {
+        _cleanup_pin_registry_ PinRegistry *r = pin_registry_new();
+        char owner[32];
+        Hold h;
+
+        /* 64 per user over all of its connections */
+        for (unsigned i = 0; i < HOLDS_PER_UID_MAX; i++) {
+                snprintf(owner, sizeof(owner), ":1.%u", i);
+                h = hold_spec(owner, "latency");
+                h.owner_uid = 65534;
+                ck_assert_int_eq(pin_registry_hold_add(r, &h, NULL), 0);
+        }
+        h = hold_spec(":1.999", "latency");
+        h.owner_uid = 65534;
+        ck_assert_int_eq(pin_registry_hold_quota(r, 65534, ":1.999"), PIN_QUOTA_UID);
+        ck_assert_int_eq(pin_registry_hold_add(r, &h, NULL), -EDQUOT);
+        h.owner_uid = 1000;
+        ck_assert_int_eq(pin_registry_hold_add(r, &h, NULL), 0);
+        /* root: 64 per connection, any number of connections */
+        h = hold_spec(":0.1", "latency");
+        ck_assert_int_eq(pin_registry_hold_quota(r, 0, ":0.1"), PIN_QUOTA_OK);
+        for (unsigned i = 0; i < HOLDS_PER_OWNER_MAX; i++)
+                ck_assert_int_eq(pin_registry_hold_add(r, &h, NULL), 0);
+        ck_assert_int_eq(pin_registry_hold_quota(r, 0, ":0.1"), PIN_QUOTA_OWNER);
+        ck_assert_int_eq(pin_registry_hold_quota(r, 0, ":0.2"), PIN_QUOTA_OK);
+        ck_assert_int_eq(pin_registry_hold_add(r, &h, NULL), -EDQUOT);
+
+        /* users other than root together: 3072; then only root */
+        for (uint32_t uid = 2000, users = HOLDS_PER_UID_MAX + 1; users < PIN_REGISTRY_HOLDS_MAX - PIN_REGISTRY_ROOT_RESERVE; uid++) {
+                snprintf(owner, sizeof(owner), ":2.%u", uid);
+                h = hold_spec(owner, "latency");
+                h.owner_uid = uid;
+                for (unsigned i = 0; i < HOLDS_PER_UID_MAX && users < PIN_REGISTRY_HOLDS_MAX - PIN_REGISTRY_ROOT_RESERVE; i++, users++)
+                        ck_assert_int_eq(pin_registry_hold_add(r, &h, NULL), 0);
+        }
+        ck_assert_uint_eq(pin_registry_n_holds(r), PIN_REGISTRY_HOLDS_MAX - PIN_REGISTRY_ROOT_RESERVE + HOLDS_PER_OWNER_MAX);
+        ck_assert_int_eq(pin_registry_hold_quota(r, 4242, ":3.1"), PIN_QUOTA_USERS);
+        h = hold_spec(":3.1", "latency");
+        h.owner_uid = 4242;
+        ck_assert_int_eq(pin_registry_hold_add(r, &h, NULL), -EDQUOT);
+        for (unsigned o = 0; pin_registry_n_holds(r) < PIN_REGISTRY_HOLDS_MAX; o++) {
+                snprintf(owner, sizeof(owner), ":4.%u", o);
+                h = hold_spec(owner, "latency");
+                for (unsigned i = 0; i < HOLDS_PER_OWNER_MAX && pin_registry_n_holds(r) < PIN_REGISTRY_HOLDS_MAX; i++)
+                        ck_assert_int_eq(pin_registry_hold_add(r, &h, NULL), 0);
+        }
+        ck_assert_int_eq(pin_registry_hold_quota(r, 0, ":5.1"), PIN_QUOTA_TABLE);
+        ck_assert_int_eq(pin_registry_hold_quota(r, 4242, ":5.1"), PIN_QUOTA_TABLE);
+}
+END_TEST
+
 START_TEST(test_holds) {
         _cleanup_pin_registry_ PinRegistry *r = pin_registry_new();
         Hold h = hold_spec(":1.5", "latency"), *a, *b;
@@ -392,8 +504,10 @@ int main(void) {
         tcase_add_test(pins, test_duplicates);
         tcase_add_test(pins, test_invalid);
         tcase_add_test(pins, test_pin_limit);
+        tcase_add_test(pins, test_pin_user_limits);
         tcase_add_test(pins, test_absorb);
         tcase_add_test(holds, test_holds);
         tcase_add_test(holds, test_hold_limits_and_release);
+        tcase_add_test(holds, test_hold_user_limits);
         return unit_run(s);
 }
