@@ -201,12 +201,5 @@ int main(int argc, char **argv) {
         len += (size_t) snprintf(json + len, sizeof(json) - len, ", ");
         len += print_summary(json + len, sizeof(json) - len, "break_even_us", cpu, k);
         len += (size_t) snprintf(json + len, sizeof(json) - len, "}}\n");
-        fputs(json, stdout);
-        if (out) {
-                FILE *f = fopen(out, "w");
-
-                if (!f || fputs(json, f) < 0 || fclose(f) != 0)
-                        return 1;
-        }
-        return 0;
+        return bench_json_out(json, out) < 0;
 }
