@@ -171,12 +171,5 @@ int main(int argc, char **argv) {
         }
         len += (size_t) snprintf(json + len, sizeof(json) - len, "]}\n");
         faketree_rm_rf(AT_FDCWD, tmp);
-        fputs(json, stdout);
-        if (out) {
-                FILE *f = fopen(out, "w");
-
-                if (!f || fputs(json, f) < 0 || fclose(f) != 0)
-                        return 1;
-        }
-        return 0;
+        return bench_json_out(json, out) < 0;
 }

@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
         const char *out = NULL;
         char json[2048];
         size_t len = 0;
-        int opt;
+        int opt, err;
 
         static const struct option options[] = {
                 { "entries", required_argument, NULL, 'n' },
@@ -101,14 +101,10 @@ int main(int argc, char **argv) {
                                          sizes[i], v[repeats / 2]);
         }
         len += (size_t) snprintf(json + len, sizeof(json) - len, "}\n}\n");
-        fputs(json, stdout);
-        if (out) {
-                FILE *f = fopen(out, "w");
-
-                if (!f || fputs(json, f) < 0 || fclose(f) != 0) {
-                        fprintf(stderr, "wteo-cost: %s: %s\n", out, strerror(errno));
-                        return 1;
-                }
+        err = bench_json_out(json, out);
+        if (err < 0) {
+                fprintf(stderr, "wteo-cost: %s: %s\n", out, strerror(-err));
+                return 1;
         }
         return 0;
 }
