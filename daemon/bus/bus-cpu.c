@@ -180,7 +180,7 @@ static int property_get_cpu_rate(sd_bus *bus, const char *path, const char *inte
 
 /* The CPU's policy state, or NULL before its first plan. */
 static const PolicyCpu *path_plan(const Manager *m, const char *path) {
-        const PolicyCpu *c = policy_loop_cpu(m->policy.loop, path_cpu(m, path));
+        const PolicyCpu *c = policy_step_cpu(m->policy.loop, path_cpu(m, path));
 
         return c && c->settled ? c : NULL;
 }

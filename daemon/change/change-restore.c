@@ -247,6 +247,8 @@ static int restore_run(ChangeLayer *l, RestoreRun *run, ErrorInfo *e) {
                 settle_vanished(l, run);
         run_log_summary(run);
         change_commit(l);
+        if (!run->by_tag)               /* O(entries): not at every pinned process's exit */
+                change_layer_assert(l);
         if (r < 0)
                 return r;
         if (run->n_failed > 0)

@@ -266,6 +266,21 @@ static int settle(ChangeSet *s) {
         return 0;
 }
 
+/* Checks an applied set (debug builds): every knob it wrote and kept
+ * changed is its owner's. */
+static void set_assert_applied(const ChangeSet *s) {
+#ifndef NDEBUG
+        for (size_t i = 0; i < s->n; i++) {
+                const ChangeWrite *w = &s->writes[i];
+                const ChangeEntry *x = change_lookup(s->layer, w->key);
+
+                assert(w->noop || w->gone || w->written);
+                if (x && !w->noop && !w->gone)
+                        assert(change_owner_equal(x->owner, s->owner));
+        }
+#endif
+}
+
 /* Returns the number written, or a negative errno with e set. */
 int change_set_apply(ChangeSet *s, ErrorInfo *e) {
         int r;
@@ -290,5 +305,6 @@ int change_set_apply(ChangeSet *s, ErrorInfo *e) {
         if (r < 0)
                 return errinfo_set(e, r, "Out of memory");
         s->state = CHANGE_SET_APPLIED;
+        set_assert_applied(s);
         return (int) (s->n_writes);
 }

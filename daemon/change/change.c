@@ -322,7 +322,7 @@ size_t change_n_changed(const ChangeLayer *l) {
 
 void change_layer_assert(const ChangeLayer *l) {
 #ifndef NDEBUG
-        size_t kinds[_CHANGE_OWNER_KIND_MAX] = {}, changed = 0, live = 0;
+        size_t kinds[_CHANGE_OWNER_KIND_MAX] = {}, changed = 0, live = 0, bytes = 0;
 
         for (size_t i = 0; i < l->n_entries; i++) {
                 const ChangeEntry *e = &l->entries[i];
@@ -332,12 +332,17 @@ void change_layer_assert(const ChangeLayer *l) {
                 assert(change_owner_valid(e->owner));
                 assert(change_lookup(l, e->key) == e);
                 assert(!e->original || e->owner.kind != CHANGE_OWNER_NONE);
+                /* a loan is from someone else, with the value it held then */
+                assert(!change_owner_valid(e->lender) || (!change_owner_equal(e->owner, e->lender) && e->lent));
                 kinds[e->owner.kind]++;
                 live++;
                 changed += e->original != NULL;
+                bytes += e->original ? restore_record_bytes(e->key, e->original) : 0;
         }
         assert(live + l->n_dropped == l->n_entries);
         assert(changed == l->n_changed);
+        /* the journal's accounting: what a rewrite would write, in entry order */
+        assert(bytes == l->live_bytes);
         assert(memcmp(kinds, l->n_kind, sizeof(kinds)) == 0);
 #endif
 }

@@ -231,7 +231,7 @@ static const struct {
 
 static CpuRow cpu_row(const Manager *m, unsigned cpu) {
         const Snapshot *s = m->sampling->has_latest ? m->sampling->latest : NULL;
-        const PolicyCpu *p = policy_loop_cpu(m->policy.loop, cpu);
+        const PolicyCpu *p = policy_step_cpu(m->policy.loop, cpu);
 
         return (CpuRow) {
                 .m = m,

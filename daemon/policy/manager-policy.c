@@ -38,7 +38,7 @@ int manager_policy_init(Manager *m, const ManagerOptions *o) {
 void manager_policy_free(Manager *m) {
         m->calib.run = calibrator_free(m->calib.run);
         m->calib.result = calibration_free(m->calib.result);
-        m->policy.loop = policy_loop_free(m->policy.loop);
+        m->policy.loop = policy_step_free(m->policy.loop);
         policy_input_buffer_done(&m->policy.input);
         plan_enforcer_done(&m->policy.enforcer);
         companion_done(&m->policy.companion);
@@ -123,7 +123,7 @@ int manager_policy_start(Manager *m) {
         r = load_calibration(m);
         if (r < 0)
                 return r;
-        r = policy_loop_new(m->sampling->topology->n_cpus, (uint64_t) time(NULL) ^ ((uint64_t) getpid() << 32), &m->policy.loop);
+        r = policy_step_new(m->sampling->topology->n_cpus, (uint64_t) time(NULL) ^ ((uint64_t) getpid() << 32), &m->policy.loop);
         if (r < 0)
                 return log_oom();
         log_info("Profile %s, mode %s, %u profile(s) loaded, %s.", m->policy.active_profile, daemon_mode_to_string(m->policy.mode),
@@ -188,7 +188,7 @@ void manager_policy_tick(Manager *m, uint64_t now_usec) {
                 (void) sd_event_exit(m->event, log_oom());
                 return;
         }
-        policy_loop_tick(m->policy.loop, &in, on_plan_changed, m);
+        policy_step_tick(m->policy.loop, &in, on_plan_changed, m);
         if (before.has_poll != m->policy.loop->sys.has_poll || before.poll.mode != m->policy.loop->sys.poll.mode)
                 manager_emit(m, "PollMode");
         if (before.poll.window_ns != m->policy.loop->sys.poll.window_ns)
@@ -209,13 +209,13 @@ void manager_policy_replan(Manager *m, uint64_t now_usec) {
                 (void) sd_event_exit(m->event, log_oom());
                 return;
         }
-        policy_loop_replan(m->policy.loop, &in, on_plan_changed, m);
+        policy_step_replan(m->policy.loop, &in, on_plan_changed, m);
         if (m->policy.mode == DAEMON_MODE_ENFORCE)
                 enforce_plan(m, now_usec);
 }
 
 void manager_policy_hotplug(Manager *m) {
-        if (policy_loop_resize(m->policy.loop, m->sampling->topology) < 0)
+        if (policy_step_resize(m->policy.loop, m->sampling->topology) < 0)
                 (void) sd_event_exit(m->event, log_oom());
 }
 

@@ -137,7 +137,7 @@ static const char *wanted_resume_latency(const PolicySources *in, unsigned cpu, 
 
 /* The wteo parameters (while the kernel has them) and the tolerance of
  * every CPU whose file was there at the tick. */
-static int want_wteo(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl, const PolicySources *in) {
+static int want_wteo(WantedKnobs *l, const PlanEnforcer *pe, const PolicyStep *pl, const PolicySources *in) {
         const ProfileWteo *w = &in->profile->wteo;
         char path[KNOB_PATH_MAX];
         int r = 0;
@@ -161,7 +161,7 @@ static int want_wteo(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *p
 /* The disable knobs and the resume latency of one CPU (in companion mode
  * no disable bit: those the plan set go back; the latency limit goes
  * through the resume latency instead). */
-static int want_cpu(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl, const PolicySources *in, unsigned cpu) {
+static int want_cpu(WantedKnobs *l, const PlanEnforcer *pe, const PolicyStep *pl, const PolicySources *in, unsigned cpu) {
         const PolicyCpu *c = &pl->cpus[cpu];
         const CpuidleCpuSample *smp = sampling_counters(in->sampling, cpu);
         unsigned n = 0;
@@ -190,7 +190,7 @@ static int want_cpu(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl
 }
 
 /* guest_halt_poll_ns: the window while the plan polls in one. */
-static int want_haltpoll(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl, const PolicySources *in) {
+static int want_haltpoll(WantedKnobs *l, const PlanEnforcer *pe, const PolicyStep *pl, const PolicySources *in) {
         const HaltpollParams *h = &in->system->haltpoll;
         char want[32], current[32];
 
@@ -204,7 +204,7 @@ static int want_haltpoll(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoo
 
 /* The governor: at most once per hold when the plan merely prefers it, at
  * once when the plan needs it (a poll window needs the haltpoll governor). */
-static int want_governor(WantedKnobs *l, const PlanEnforcer *pe, const PolicyLoop *pl, const PolicySources *in,
+static int want_governor(WantedKnobs *l, const PlanEnforcer *pe, const PolicyStep *pl, const PolicySources *in,
                          uint64_t now_usec, uint64_t hold_usec, bool *ret_switch) {
         const char *want = pl->sys.governor[0] ? pl->sys.governor : NULL;
         size_t before = l->n;
@@ -235,7 +235,7 @@ static int write_wanted(PlanEnforcer *pe, const EnforceTarget *t, const WantedKn
 /* Every knob that differs from the plan of l: the plan's own into list
  * (*ret_governor: the governor among them, first), the companion's into
  * wteo.  Returns 0 or -ENOMEM. */
-static int wanted_build(const PlanEnforcer *pe, const PolicyLoop *l, const PolicySources *in, uint64_t now_usec,
+static int wanted_build(const PlanEnforcer *pe, const PolicyStep *l, const PolicySources *in, uint64_t now_usec,
                         uint64_t governor_hold_usec, WantedKnobs *list, WantedKnobs *wteo, bool *ret_governor) {
         int r = want_governor(list, pe, l, in, now_usec, governor_hold_usec, ret_governor);
 
@@ -248,7 +248,7 @@ static int wanted_build(const PlanEnforcer *pe, const PolicyLoop *l, const Polic
         return r;
 }
 
-int plan_wanted_knobs(const PlanEnforcer *pe, const PolicyLoop *l, const PolicySources *in, uint64_t now_usec,
+int plan_wanted_knobs(const PlanEnforcer *pe, const PolicyStep *l, const PolicySources *in, uint64_t now_usec,
                       uint64_t governor_hold_usec, EnforceKnob **ret_knobs, size_t *ret_n) {
         _cleanup_(wanted_knobs_done) WantedKnobs list = { .owner = CHANGE_OWNER(PLAN) };
         _cleanup_(wanted_knobs_done) WantedKnobs wteo = { .owner = CHANGE_OWNER(COMPANION) };
@@ -265,7 +265,7 @@ int plan_wanted_knobs(const PlanEnforcer *pe, const PolicyLoop *l, const PolicyS
 }
 
 /* Returns the number written or a negative errno. */
-int plan_enforce(PlanEnforcer *pe, const PolicyLoop *l, const PolicySources *in, const EnforceTarget *t,
+int plan_enforce(PlanEnforcer *pe, const PolicyStep *l, const PolicySources *in, const EnforceTarget *t,
                  uint64_t now_usec, uint64_t governor_hold_usec) {
         _cleanup_(wanted_knobs_done) WantedKnobs list = { .owner = CHANGE_OWNER(PLAN) };
         _cleanup_(wanted_knobs_done) WantedKnobs wteo = { .owner = CHANGE_OWNER(COMPANION) };

@@ -46,11 +46,11 @@ void plan_enforcer_sampled(PlanEnforcer *pe, const Sampling *s);
 /* The knobs plan_enforce() would write for the plan of l at now_usec, and
  * their values, written nowhere (PreviewProfile): into *ret_knobs
  * (malloc'ed, *ret_n of them; NULL when none).  Returns 0 or -ENOMEM. */
-int plan_wanted_knobs(const PlanEnforcer *pe, const PolicyLoop *l, const PolicySources *in, uint64_t now_usec,
+int plan_wanted_knobs(const PlanEnforcer *pe, const PolicyStep *l, const PolicySources *in, uint64_t now_usec,
                       uint64_t governor_hold_usec, EnforceKnob **ret_knobs, size_t *ret_n);
 
 /* Writes what differs from the plan in force.  now_usec is CLOCK_MONOTONIC.
  * Returns the number of knobs written, or a negative errno (logged once
  * while it keeps failing; nothing changed). */
-int plan_enforce(PlanEnforcer *pe, const PolicyLoop *l, const PolicySources *in, const EnforceTarget *t,
+int plan_enforce(PlanEnforcer *pe, const PolicyStep *l, const PolicySources *in, const EnforceTarget *t,
                  uint64_t now_usec, uint64_t governor_hold_usec);

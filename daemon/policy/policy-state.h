@@ -24,7 +24,7 @@ typedef struct DaemonPolicy {
         char *state_dir;
         bool state_dir_override;
         Persist persist;              /* state.json, calibration.json, pins.json live there */
-        PolicyLoop *loop;             /* the policy step's state across ticks */
+        PolicyStep *loop;             /* the policy step's state across ticks */
         PolicyInputBuffer input;      /* the step's per-CPU input, reused */
         PlanEnforcer enforcer;
         Companion companion;          /* companion mode: wteo governs (companion.h) */

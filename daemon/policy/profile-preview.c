@@ -17,12 +17,12 @@ void profile_preview_done(ProfilePreview *p) {
         *p = PROFILE_PREVIEW_NULL;
 }
 
-static void policy_loop_cpus_freep(PolicyLoop *l) {
+static void policy_step_cpus_freep(PolicyStep *l) {
         free(l->cpus);
 }
 
 /* A copy of l whose planning leaves l alone.  Returns 0 or -ENOMEM. */
-static int loop_copy(const PolicyLoop *l, PolicyLoop *ret) {
+static int loop_copy(const PolicyStep *l, PolicyStep *ret) {
         *ret = *l;
         ret->cpus = malloc((l->n_cpus ? l->n_cpus : 1) * sizeof(PolicyCpu));
         if (!ret->cpus)
@@ -32,7 +32,7 @@ static int loop_copy(const PolicyLoop *l, PolicyLoop *ret) {
 }
 
 /* The planned CPUs of l into p.  Returns 0 or -ENOMEM. */
-static int fill_cpus(const PolicyLoop *l, const PolicyStepInput *in, ProfilePreview *p) {
+static int fill_cpus(const PolicyStep *l, const PolicyStepInput *in, ProfilePreview *p) {
         p->cpus = calloc(l->n_cpus ? l->n_cpus : 1, sizeof(PreviewCpu));
         if (!p->cpus)
                 return -ENOMEM;
@@ -74,7 +74,7 @@ static int fill_knobs(const Manager *m, const EnforceKnob *wanted, size_t n, Pro
         return 0;
 }
 
-static void fill_machine(const PolicyLoop *l, const Profile *prof, ProfilePreview *p) {
+static void fill_machine(const PolicyStep *l, const Profile *prof, ProfilePreview *p) {
         snprintf(p->governor, sizeof(p->governor), "%s", l->sys.governor);
         p->poll_mode = l->sys.kvm && l->sys.has_poll ? poll_mode_to_string(l->sys.poll.mode) : "";
         p->poll_window_ns = l->sys.kvm && l->sys.has_poll ? l->sys.poll.window_ns : 0;
@@ -104,7 +104,7 @@ static int choices_under(Manager *m, const Profile *prof, PolicySources *src, Cp
 }
 
 /* Plans the copy l under prof and fills p.  Returns 0 or -ENOMEM. */
-static int preview(Manager *m, const Profile *prof, PolicyLoop *l, ProfilePreview *p) {
+static int preview(Manager *m, const Profile *prof, PolicyStep *l, ProfilePreview *p) {
         _cleanup_(policy_input_buffer_done) PolicyInputBuffer buf = {};
         _cleanup_free_ CpuProfileChoice *choices = NULL;
         _cleanup_free_ EnforceKnob *wanted = NULL;
@@ -119,7 +119,7 @@ static int preview(Manager *m, const Profile *prof, PolicyLoop *l, ProfilePrevie
                 r = policy_input_build(&buf, &src, &in);
         if (r < 0)
                 return r;
-        policy_loop_replan(l, &in, NULL, NULL);
+        policy_step_replan(l, &in, NULL, NULL);
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         r = plan_wanted_knobs(&m->policy.enforcer, l, &src, now, m->config.governor_hold_usec, &wanted, &n);
         if (r >= 0)
@@ -131,7 +131,7 @@ static int preview(Manager *m, const Profile *prof, PolicyLoop *l, ProfilePrevie
 }
 
 int profile_preview(Manager *m, const char *name, ProfilePreview *ret, ErrorInfo *e) {
-        _cleanup_(policy_loop_cpus_freep) PolicyLoop loop = {};
+        _cleanup_(policy_step_cpus_freep) PolicyStep loop = {};
         const Profile *prof = profile_set_find(m->policy.profiles, name);
         ProfilePreview p = PROFILE_PREVIEW_NULL;
         int r;

@@ -43,7 +43,7 @@ static uint32_t halt_cost(const PolicyStepInput *in, unsigned halt_state) {
         return n > 0 ? (uint32_t) (sum / n) : 0;
 }
 
-void policy_system_facts(PolicyLoop *l, const PolicyStepInput *in) {
+void policy_system_facts(PolicyStep *l, const PolicyStepInput *in) {
         PolicySystem *sys = &l->sys;
         bool kvm = strcmp(in->system->driver, "haltpoll") == 0 && in->system->haltpoll.present &&
                    find_poll_states(in, &sys->poll_state, &sys->halt_state);
@@ -80,7 +80,7 @@ void policy_poll_input_add(PollInput *pin, const PolicySystem *sys, const Policy
  * between no polling and a window: polling only is each CPU's own decision
  * (cpu_kvm_plan()), and a machine "polling only" would leave a CPU that
  * wants a window with none at all.  Returns the number of CPUs summed. */
-static unsigned poll_input(const PolicyLoop *l, const PolicyStepInput *in, const Profile *prof, PollInput *ret) {
+static unsigned poll_input(const PolicyStep *l, const PolicyStepInput *in, const Profile *prof, PollInput *ret) {
         const PolicySystem *sys = &l->sys;
         int64_t util = 0;
         unsigned n = 0;
@@ -118,7 +118,7 @@ static PollGroup *poll_group(PolicySystem *sys, const char *name) {
  * its own CPUs and priced by its own burn price (a CPU pinned with
  * "latency" does not make the machine's "power-saver" CPUs vote for a
  * window, nor the other way round).  Returns true if any group decided. */
-static bool decide_groups(PolicyLoop *l, const PolicyStepInput *in) {
+static bool decide_groups(PolicyStep *l, const PolicyStepInput *in) {
         PolicySystem *sys = &l->sys;
         bool any = false;
 
@@ -187,7 +187,7 @@ static void forget_groups(PolicySystem *sys, const PolicyStepInput *in) {
  * tick on every idle entry: each stop is a VM exit on a guest).  "auto"
  * prefers wteo, the companion governor, wherever the kernel offers it,
  * except on a guest whose plan needs a poll window. */
-static const char *wanted_governor(const PolicyLoop *l, const PolicyStepInput *in, bool *ret_required) {
+static const char *wanted_governor(const PolicyStep *l, const PolicyStepInput *in, bool *ret_required) {
         const Profile *p = in->profile;
         const char *g = "";
 
@@ -207,7 +207,7 @@ static const char *wanted_governor(const PolicyLoop *l, const PolicyStepInput *i
         return g;
 }
 
-void policy_system_decide(PolicyLoop *l, const PolicyStepInput *in) {
+void policy_system_decide(PolicyStep *l, const PolicyStepInput *in) {
         PolicySystem *sys = &l->sys;
         unsigned before = sys->n_groups;
 

@@ -8,8 +8,8 @@
 #include "policy-step.h"
 
 /* Returns 0 or -ENOMEM. */
-int policy_loop_new(unsigned n_cpus, uint64_t seed, PolicyLoop **ret) {
-        PolicyLoop *l = calloc(1, sizeof(PolicyLoop));
+int policy_step_new(unsigned n_cpus, uint64_t seed, PolicyStep **ret) {
+        PolicyStep *l = calloc(1, sizeof(PolicyStep));
 
         if (!l)
                 return -ENOMEM;
@@ -24,19 +24,19 @@ int policy_loop_new(unsigned n_cpus, uint64_t seed, PolicyLoop **ret) {
         return 0;
 }
 
-PolicyLoop *policy_loop_free(PolicyLoop *l) {
+PolicyStep *policy_step_free(PolicyStep *l) {
         if (l)
                 free(l->cpus);
         free(l);
         return NULL;
 }
 
-void policy_loop_freep(PolicyLoop **l) {
-        policy_loop_free(*l);
+void policy_step_freep(PolicyStep **l) {
+        policy_step_free(*l);
 }
 
 /* Returns 0 or -ENOMEM. */
-int policy_loop_resize(PolicyLoop *l, const Topology *t) {
+int policy_step_resize(PolicyStep *l, const Topology *t) {
         PolicyCpu *n;
 
         if (t->n_cpus > l->n_cpus) {
@@ -53,14 +53,14 @@ int policy_loop_resize(PolicyLoop *l, const Topology *t) {
         return 0;
 }
 
-void policy_loop_reset(PolicyLoop *l) {
+void policy_step_reset(PolicyStep *l) {
         for (unsigned c = 0; c < l->n_cpus; c++)
                 l->cpus[c].active = false;
         l->sys = (PolicySystem) {};
 }
 
 /* xorshift64*: fast, good enough for exploration, deterministic per seed. */
-uint32_t policy_loop_random(PolicyLoop *l) {
+uint32_t policy_step_random(PolicyStep *l) {
         uint64_t x = l->rng;
 
         x ^= x >> 12;
@@ -70,15 +70,15 @@ uint32_t policy_loop_random(PolicyLoop *l) {
         return (uint32_t) ((x * UINT64_C(0x2545f4914f6cdd1d)) >> 32);
 }
 
-const PolicyCpu *policy_loop_cpu(const PolicyLoop *l, unsigned cpu) {
+const PolicyCpu *policy_step_cpu(const PolicyStep *l, unsigned cpu) {
         if (cpu >= l->n_cpus || !l->cpus[cpu].active)
                 return NULL;
         return &l->cpus[cpu];
 }
 
-/* The step's next random number: the caller's source, else the loop's. */
-static uint32_t step_random(PolicyLoop *l, const PolicyStepInput *in) {
-        return in->random ? in->random(in->random_userdata) : policy_loop_random(l);
+/* The step's next random number: the caller's source, else its own. */
+static uint32_t step_random(PolicyStep *l, const PolicyStepInput *in) {
+        return in->random ? in->random(in->random_userdata) : policy_step_random(l);
 }
 
 /* Starts cpu's model and plan from the prior. */
@@ -129,7 +129,7 @@ static bool load_stopped(const PolicyCpu *c) {
  * A cap the profile's latency limit set (a halt slower than the limit)
  * stands: that is the profile's word, not a price.
  * Returns true if it set the plan (cap, floor and reasons in c). */
-static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *prof, PolicyLoop *l,
+static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *prof, PolicyStep *l,
                          const PolicyStepInput *in) {
         bool want_only, explore, only;
 
@@ -173,7 +173,7 @@ static void cpu_consolidation_freed(PolicyCpu *c, const Profile *prof) {
  * economics' one), a CPU consolidation freed at its deepest allowed state,
  * with the manual settings on top; an end that the manual settings moved
  * says so. */
-static void cpu_effective(PolicyLoop *l, PolicyCpu *c, const PolicyStepInput *step, const PolicyCpuInput *in) {
+static void cpu_effective(PolicyStep *l, PolicyCpu *c, const PolicyStepInput *step, const PolicyCpuInput *in) {
         unsigned n = c->n_states, cap = 0, floor = n;
 
         if (!cpu_kvm_plan(c, &l->sys, in->profile, l, step)) {
@@ -257,7 +257,7 @@ static void profile_switch(PolicyCpu *c, const Profile *prof) {
 }
 
 /* Learns and decides for one CPU; c->fresh says whether it did. */
-static void cpu_learn(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in) {
+static void cpu_learn(PolicyStep *l, unsigned cpu, const PolicyStepInput *in) {
         const PolicyCpuInput *ci = &in->cpus[cpu];
         PolicyCpu *c = &l->cpus[cpu];
         unsigned n = ci->tick.n_states;
@@ -285,7 +285,7 @@ static void cpu_learn(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in) {
 
 /* Applies the manual settings and the system decision to a CPU that
  * learned this tick.  Returns true if its plan in force moved. */
-static bool cpu_settle(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in) {
+static bool cpu_settle(PolicyStep *l, unsigned cpu, const PolicyStepInput *in) {
         const PolicyCpuInput *ci = &in->cpus[cpu];
         PolicyCpu *c = &l->cpus[cpu];
         unsigned old_cap = c->cap, old_floor = c->floor;
@@ -299,7 +299,7 @@ static bool cpu_settle(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in) {
         return first || c->cap != old_cap || c->floor != old_floor;
 }
 
-void policy_loop_tick(PolicyLoop *l, const PolicyStepInput *in, PlanChangedFunc changed, void *userdata) {
+void policy_step_tick(PolicyStep *l, const PolicyStepInput *in, PlanChangedFunc changed, void *userdata) {
         unsigned n = l->n_cpus < in->n_cpus ? l->n_cpus : in->n_cpus;
 
         policy_system_facts(l, in);
@@ -318,7 +318,7 @@ void policy_loop_tick(PolicyLoop *l, const PolicyStepInput *in, PlanChangedFunc 
 
 /* Re-decides one CPU whose profile changed from the model and the last
  * tick it learned from, without learning.  Returns true if it did. */
-static bool cpu_redecide(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in) {
+static bool cpu_redecide(PolicyStep *l, unsigned cpu, const PolicyStepInput *in) {
         const PolicyCpuInput *ci = &in->cpus[cpu];
         PolicyCpu *c = &l->cpus[cpu];
 
@@ -335,7 +335,7 @@ static bool cpu_redecide(PolicyLoop *l, unsigned cpu, const PolicyStepInput *in)
         return true;
 }
 
-void policy_loop_replan(PolicyLoop *l, const PolicyStepInput *in, PlanChangedFunc changed, void *userdata) {
+void policy_step_replan(PolicyStep *l, const PolicyStepInput *in, PlanChangedFunc changed, void *userdata) {
         unsigned n = l->n_cpus < in->n_cpus ? l->n_cpus : in->n_cpus;
         bool any = false;
 

@@ -64,13 +64,13 @@ typedef struct PolicySystem {
         bool governor_required;       /* the plan needs it now (switched without the hold) */
 } PolicySystem;
 
-typedef struct PolicyLoop {
+typedef struct PolicyStep {
         unsigned n_cpus;
         PolicyCpu *cpus;
         PolicySystem sys;
         uint64_t rng;                 /* xorshift64* state, never 0 */
         uint64_t ticks;
-} PolicyLoop;
+} PolicyStep;
 
 /* One CPU's part of a step. */
 typedef struct PolicyCpuInput {
@@ -101,7 +101,7 @@ typedef struct PolicyStepInput {
         const Calibration *calibration;   /* NULL: not calibrated */
         bool governor_manual;             /* the governor was set by hand: no opinion on it */
         /* Where the step's random numbers come from (uniform 32 bits);
-         * NULL: the loop's own generator.  Drawn once per fresh CPU for its
+         * NULL: the step's own generator.  Drawn once per fresh CPU for its
          * decision, and once more only when a CPU that polls only may
          * explore. */
         uint32_t (*random)(void *userdata);
@@ -111,39 +111,39 @@ typedef struct PolicyStepInput {
 /* Called for each CPU whose plan in force moved (cap or floor). */
 typedef void (*PlanChangedFunc)(unsigned cpu, const PolicyCpu *c, void *userdata);
 
-/* Allocates a loop for n_cpus CPU slots with the PRNG seeded from seed.
+/* Allocates a policy step for n_cpus CPU slots with the PRNG seeded from seed.
  * Returns 0 or -ENOMEM. */
-int policy_loop_new(unsigned n_cpus, uint64_t seed, PolicyLoop **ret);
+int policy_step_new(unsigned n_cpus, uint64_t seed, PolicyStep **ret);
 /* Returns NULL. */
-PolicyLoop *policy_loop_free(PolicyLoop *l);
-void policy_loop_freep(PolicyLoop **l);
+PolicyStep *policy_step_free(PolicyStep *l);
+void policy_step_freep(PolicyStep **l);
 
 /* After hotplug: n_cpus slots; CPUs offline in t lose their model (a CPU
  * coming back starts from the prior).  Returns 0 or -ENOMEM (l unchanged). */
-int policy_loop_resize(PolicyLoop *l, const Topology *t);
+int policy_step_resize(PolicyStep *l, const Topology *t);
 
 /* Forgets every CPU's model and plan (the next tick starts afresh). */
-void policy_loop_reset(PolicyLoop *l);
+void policy_step_reset(PolicyStep *l);
 
 /* One step: learns and decides for every valid CPU in in, then the
  * machine's decisions.  A CPU slot beyond in->n_cpus or offline loses its
  * model; one online but not valid keeps it and its plan.  changed (may be
  * NULL) is called per moved plan. */
-void policy_loop_tick(PolicyLoop *l, const PolicyStepInput *in, PlanChangedFunc changed, void *userdata);
+void policy_step_tick(PolicyStep *l, const PolicyStepInput *in, PlanChangedFunc changed, void *userdata);
 
 /* Between ticks: every CPU whose profile in in differs from the one it
  * last learned under (a pin or hold came or went) gets its plan decided
  * again under the new profile, from its model and its last tick, without
  * learning; then the machine's decisions.  in->cpus[cpu].profile must be
  * set for every online CPU (valid or not).  changed as for
- * policy_loop_tick(). */
-void policy_loop_replan(PolicyLoop *l, const PolicyStepInput *in, PlanChangedFunc changed, void *userdata);
+ * policy_step_tick(). */
+void policy_step_replan(PolicyStep *l, const PolicyStepInput *in, PlanChangedFunc changed, void *userdata);
 
 /* The CPU's state, or NULL when it has no model. */
-const PolicyCpu *policy_loop_cpu(const PolicyLoop *l, unsigned cpu);
+const PolicyCpu *policy_step_cpu(const PolicyStep *l, unsigned cpu);
 
-/* The next 32 random bits of the loop's PRNG. */
-uint32_t policy_loop_random(PolicyLoop *l);
+/* The next 32 random bits of the step's PRNG. */
+uint32_t policy_step_random(PolicyStep *l);
 
 /* The calibrated state k of cpu, if the calibration has it under the same
  * name; NULL otherwise. */
@@ -156,7 +156,7 @@ void policy_state_calibrate(PolicyState *st, const Calibration *c, unsigned cpu,
 
 /* Before the CPUs learn: the kvm facts and the calibrated halt cost in
  * l->sys (policy-machine.c). */
-void policy_system_facts(PolicyLoop *l, const PolicyStepInput *in);
+void policy_system_facts(PolicyStep *l, const PolicyStepInput *in);
 
 /* A PollInput with no entries yet: the tick's interval, the calibrated
  * halt cost and the window the machine runs with (guest_halt_poll_ns under
@@ -168,7 +168,7 @@ void policy_poll_input_add(PollInput *pin, const PolicySystem *sys, const Policy
 
 /* After they learned: the machine's halt-poll decision from the fresh
  * CPUs' ticks, and the governor the profile wants (policy-machine.c). */
-void policy_system_decide(PolicyLoop *l, const PolicyStepInput *in);
+void policy_system_decide(PolicyStep *l, const PolicyStepInput *in);
 
 /* Writes the one-line explanation of c's plan into c->reason
  * (plan-reason.c).  names[k] are the states' names. */

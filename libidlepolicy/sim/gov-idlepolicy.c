@@ -41,7 +41,7 @@ struct IdlePolicy {
         Governor gov;            /* ops and the simulated table (manual bits) */
         SimTable table;          /* the base governor's view: the plan's disabled bits */
         Profile profile;
-        PolicyLoop loop;         /* the daemon's policy step, for this one CPU */
+        PolicyStep loop;         /* the daemon's policy step, for this one CPU */
         PolicyCpu cpu;           /* loop.cpus; its model and plan start from the prior
                                   * (the step starts them so again at its first tick) */
         CpuidleStateInfo info[SIM_STATES_MAX];
@@ -95,7 +95,7 @@ static int idlepolicy_setup(IdlePolicy *ip, const GovernorOps *base, const Profi
         if (r < 0)
                 return r;
         cpu_plan_init(&ip->cpu.plan, ip->table.n_states);
-        ip->loop = (PolicyLoop) { .n_cpus = 1, .cpus = &ip->cpu, .rng = 1 };
+        ip->loop = (PolicyStep) { .n_cpus = 1, .cpus = &ip->cpu, .rng = 1 };
         ip->base = base;
         ip->params = *p;
         machine_facts(ip);
@@ -260,8 +260,8 @@ static void idlepolicy_tick(IdlePolicy *ip) {
                 ci.disabled[s] = ip->table.states[s].disabled;
                 ci.owned[s] = ci.disabled[s] && !ip->gov.table->states[s].disabled;
         }
-        policy_loop_tick(&ip->loop, &in, NULL, NULL);
-        c = policy_loop_cpu(&ip->loop, 0);
+        policy_step_tick(&ip->loop, &in, NULL, NULL);
+        c = policy_step_cpu(&ip->loop, 0);
         if (!c)
                 return;
         for (unsigned s = 0; s < ci.tick.n_states; s++)
@@ -432,7 +432,7 @@ const ModelCpu *gov_idlepolicy_model(const Governor *g) {
         return &((const IdlePolicy *) g)->cpu.model;
 }
 
-const PolicyLoop *gov_idlepolicy_loop(const Governor *g) {
+const PolicyStep *gov_idlepolicy_step(const Governor *g) {
         return &((const IdlePolicy *) g)->loop;
 }
 

@@ -55,5 +55,5 @@ const SimTable *gov_idlepolicy_table(const Governor *g);
 uint64_t gov_idlepolicy_ticks(const Governor *g);
 /* The policy step's state (the plan in force, the machine's halt-poll
  * decision); the base governor running now. */
-const PolicyLoop *gov_idlepolicy_loop(const Governor *g);
+const PolicyStep *gov_idlepolicy_step(const Governor *g);
 const char *gov_idlepolicy_base(const Governor *g);

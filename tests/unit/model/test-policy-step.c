@@ -66,7 +66,7 @@ typedef struct Machine {
         Calibration *calibration;
         PolicyCpuInput cpus[2];
         PolicyStepInput in;
-        PolicyLoop *loop;
+        PolicyStep *loop;
         uint32_t draw;                    /* what the random source returns */
         unsigned draws;                   /* how often the last step drew */
         unsigned changed[2];              /* the last step's changed callbacks per CPU */
@@ -83,7 +83,7 @@ static void on_changed(unsigned cpu, const PolicyCpu *c, void *userdata) {
         Machine *m = userdata;
 
         ck_assert_uint_lt(cpu, m->n_cpus);
-        ck_assert_ptr_eq(c, policy_loop_cpu(m->loop, cpu));
+        ck_assert_ptr_eq(c, policy_step_cpu(m->loop, cpu));
         m->changed[cpu]++;
 }
 
@@ -115,7 +115,7 @@ static void machine_init(Machine *m, unsigned n_cpus, const CpuidleStateInfo *in
                 .random = machine_random,
                 .random_userdata = m,
         };
-        ck_assert_int_eq(policy_loop_new(n_cpus, 1, &m->loop), 0);
+        ck_assert_int_eq(policy_step_new(n_cpus, 1, &m->loop), 0);
 }
 
 /* A two-CPU KVM guest (haltpoll driver and module, no window yet); with
@@ -141,7 +141,7 @@ static void machine_kvm(Machine *m, const char *profile0, const char *profile1, 
 }
 
 static void machine_done(Machine *m) {
-        m->loop = policy_loop_free(m->loop);
+        m->loop = policy_step_free(m->loop);
         m->calibration = calibration_free(m->calibration);
 }
 
@@ -186,7 +186,7 @@ static void disable(Machine *m, unsigned cpu, unsigned k, Disabler by) {
 /* The disable bits as enforcement left them after the last step: every
  * state the plan in force does not allow, disabled by the plan. */
 static void enforced(Machine *m, unsigned cpu) {
-        const PolicyCpu *c = policy_loop_cpu(m->loop, cpu);
+        const PolicyCpu *c = policy_step_cpu(m->loop, cpu);
 
         for (unsigned k = 0; c && k < c->n_states; k++)
                 if (!c->allowed[k])
@@ -198,11 +198,11 @@ static void step(Machine *m, uint32_t draw) {
         m->draw = draw;
         m->draws = 0;
         memset(m->changed, 0, sizeof(m->changed));
-        policy_loop_tick(m->loop, &m->in, on_changed, m);
+        policy_step_tick(m->loop, &m->in, on_changed, m);
 }
 
 static const PolicyCpu *cpu_of(const Machine *m, unsigned cpu) {
-        const PolicyCpu *c = policy_loop_cpu(m->loop, cpu);
+        const PolicyCpu *c = policy_step_cpu(m->loop, cpu);
 
         ck_assert_ptr_nonnull(c);
         return c;
@@ -551,7 +551,7 @@ START_TEST(test_profile_switch_drops_poll_only) {
 }
 END_TEST
 
-/* Between ticks a pin ends: policy_loop_replan() plans CPU 0 again under
+/* Between ticks a pin ends: policy_step_replan() plans CPU 0 again under
  * its new profile at once, from what it learned (no new counters): it
  * halts again; CPU 1, whose profile did not change, is left alone. */
 START_TEST(test_replan_between_ticks) {
@@ -561,7 +561,7 @@ START_TEST(test_replan_between_ticks) {
         c = kvm_cpu0_polls_only(&m, "balanced");
         m.cpu_profile[0] = shipped("power-saver");
         memset(m.changed, 0, sizeof(m.changed));
-        policy_loop_replan(m.loop, &m.in, on_changed, &m);
+        policy_step_replan(m.loop, &m.in, on_changed, &m);
         ck_assert_str_eq(c->profile, "power-saver");
         ck_assert_int_ne(c->poll.mode, POLL_MODE_ONLY);
         ck_assert_msg(c->allowed[HALT], "%s", c->reason);
@@ -584,7 +584,7 @@ START_TEST(test_replan_cpu_without_states) {
         m.cpu_profile[0] = shipped("power-saver");
         m.cpus[0].info = NULL;
         memset(m.changed, 0, sizeof(m.changed));
-        policy_loop_replan(m.loop, &m.in, on_changed, &m);
+        policy_step_replan(m.loop, &m.in, on_changed, &m);
         ck_assert_str_eq(c->profile, "balanced");
         ck_assert_uint_eq(m.changed[0], 0);
         machine_done(&m);
@@ -824,7 +824,7 @@ START_TEST(test_offline_and_changed) {
         uint64_t learned;
         Machine m;
 
-        ck_assert_ptr_null(policy_loop_free(NULL));
+        ck_assert_ptr_null(policy_step_free(NULL));
         machine_init(&m, 2, skylake, 4, "balanced", "balanced");
         sleeps(&m, 0, 102);
         too_deep(&m, 1);
@@ -847,8 +847,8 @@ START_TEST(test_offline_and_changed) {
         m.cpus[1].valid = false;
         learned = c1->model.learned[C1];
         step(&m, NEVER);
-        ck_assert_ptr_null(policy_loop_cpu(m.loop, 0));
-        ck_assert_ptr_eq(policy_loop_cpu(m.loop, 1), c1);
+        ck_assert_ptr_null(policy_step_cpu(m.loop, 0));
+        ck_assert_ptr_eq(policy_step_cpu(m.loop, 1), c1);
         ck_assert(!c1->fresh);
         assert_plan(c1, C1, PLAN_REASON_MODEL, POLL, PLAN_REASON_NONE);
         ck_assert_uint_eq(c1->model.learned[C1], learned);
@@ -868,9 +868,9 @@ START_TEST(test_offline_and_changed) {
 END_TEST
 
 /* KNOWN BUG (reported, not fixed here): policy-step.h says of
- * policy_loop_tick() "A CPU slot beyond in->n_cpus or offline loses its
+ * policy_step_tick() "A CPU slot beyond in->n_cpus or offline loses its
  * model", but the loop runs over min(l->n_cpus, in->n_cpus) only: a slot
- * beyond the input keeps its model and policy_loop_cpu() keeps returning
+ * beyond the input keeps its model and policy_step_cpu() keeps returning
  * its stale plan; its fresh flag stays set, so on KVM poll_input()
  * (policy-machine.c) keeps summing its last tick into the machine's
  * halt-poll decision.  This test asserts the documented behaviour. */
@@ -881,12 +881,12 @@ START_TEST(test_slot_beyond_input) {
         sleeps(&m, 0, 102);
         sleeps(&m, 1, 102);
         step(&m, NEVER);
-        ck_assert_ptr_nonnull(policy_loop_cpu(m.loop, 1));
+        ck_assert_ptr_nonnull(policy_step_cpu(m.loop, 1));
         m.in.n_cpus = 1;
         sleeps(&m, 0, 102);
         step(&m, NEVER);
-        ck_assert_ptr_nonnull(policy_loop_cpu(m.loop, 0));
-        ck_assert_msg(policy_loop_cpu(m.loop, 1) == NULL && !m.loop->cpus[1].fresh,
+        ck_assert_ptr_nonnull(policy_step_cpu(m.loop, 0));
+        ck_assert_msg(policy_step_cpu(m.loop, 1) == NULL && !m.loop->cpus[1].fresh,
                       "KNOWN BUG: CPU slot 1 beyond in->n_cpus kept its model (policy-step.h says it loses it)");
         machine_done(&m);
 }
