@@ -77,19 +77,31 @@ static int walk_next(Walk *w, char *name, ErrorInfo *e) {
         return 1;
 }
 
-/* Whether w's directory lets nobody but root and the daemon's user change
- * its entry name (of stat st).  Returns 0 or -EPERM with e saying why. */
-static int check_holder(const Walk *w, const char *name, const struct stat *st, ErrorInfo *e) {
-        mode_t m = w->st.st_mode;
+/* Returns 0 or -EPERM with e set. */
+int safe_stat_check(const struct stat *st, ErrorInfo *e) {
+        if (!trusted_uid(st->st_uid))
+                return errinfo_set(e, -EPERM, "owned by uid %u, not root", (unsigned) st->st_uid);
+        if ((st->st_mode & S_IWGRP) && st->st_gid != 0)
+                return errinfo_set(e, -EPERM, "writable by group %u (mode %04o)", (unsigned) st->st_gid, mode_bits(st));
+        if (st->st_mode & S_IWOTH)
+                return errinfo_set(e, -EPERM, "writable by others (mode %04o)", mode_bits(st));
+        return 0;
+}
 
-        if (!trusted_uid(w->st.st_uid))
-                return errinfo_set(e, -EPERM, "%s is owned by uid %u, not root", shown(w), (unsigned) w->st.st_uid);
-        if ((m & S_IWGRP) && w->st.st_gid != 0)
-                return errinfo_set(e, -EPERM, "%s is writable by group %u (mode %04o)", shown(w),
-                                   (unsigned) w->st.st_gid, mode_bits(&w->st));
-        if ((m & S_IWOTH) && !(m & S_ISVTX))
-                return errinfo_set(e, -EPERM, "%s is writable by others (mode %04o)", shown(w), mode_bits(&w->st));
-        if ((m & S_IWOTH) && !trusted_uid(st->st_uid))
+/* Whether w's directory lets nobody but root and the daemon's user change
+ * its entry name (of stat st): safe_stat_check(), but a sticky directory
+ * (like /tmp) may be writable by others if the entry is root's or the
+ * daemon's user's.  Returns 0 or -EPERM with e saying why. */
+static int check_holder(const Walk *w, const char *name, const struct stat *st, ErrorInfo *e) {
+        bool sticky = (w->st.st_mode & S_IWOTH) && (w->st.st_mode & S_ISVTX);
+        struct stat holder = w->st;
+        ErrorInfo why = {};
+
+        if (sticky)
+                holder.st_mode &= ~S_IWOTH;
+        if (safe_stat_check(&holder, &why) < 0)
+                return errinfo_set(e, -EPERM, "%s is %s", shown(w), why.message);
+        if (sticky && !trusted_uid(st->st_uid))
                 return errinfo_set(e, -EPERM, "%s/%s is owned by uid %u in %s, which others may write to (sticky)",
                                    w->where, name, (unsigned) st->st_uid, shown(w));
         return 0;
@@ -191,6 +203,7 @@ int safe_dir_open(const char *path, ErrorInfo *e) {
                 r = walk_step(&w, name, e);
         if (r < 0)
                 return r;
+        /* the directory itself may be another user's, but not everyone's */
         if (w.st.st_mode & S_IWOTH)
                 return errinfo_set(e, -EPERM, "%s is writable by others (mode %04o)", shown(&w), mode_bits(&w.st));
         fd = openat(w.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -18,7 +18,16 @@
  *     own the textfile's directory) but is not writable by others, sticky
  *     or not: anyone could replace the daemon's files there. */
 
+#include <sys/stat.h>
+
 #include "errinfo.h"
+
+/* Whether only root and the daemon's user can change the file or
+ * directory of st: owned by one of them, writable neither by a group other
+ * than root's nor by others.  Returns 0 or -EPERM with e saying why,
+ * without a name ("owned by uid 65534, not root", "writable by others
+ * (mode 0646)", "writable by group 100 (mode 0664)"). */
+int safe_stat_check(const struct stat *st, ErrorInfo *e);
 
 /* Opens the directory path (absolute).  Returns the fd (O_RDONLY |
  * O_DIRECTORY | O_CLOEXEC, the caller's to close), -EPERM with e naming

@@ -155,6 +155,28 @@ START_TEST(test_symlinks) {
 }
 END_TEST
 
+START_TEST(test_stat_check) {
+        struct stat st = { .st_uid = 0, .st_gid = 0, .st_mode = S_IFREG | 0644 };
+        ErrorInfo e = {};
+
+        ck_assert_int_eq(safe_stat_check(&st, &e), 0);
+        st.st_mode = S_IFREG | 0664;
+        ck_assert_int_eq(safe_stat_check(&st, &e), 0);             /* root's group */
+        st.st_gid = 100;
+        ck_assert_int_eq(safe_stat_check(&st, &e), -EPERM);
+        ck_assert_str_eq(e.message, "writable by group 100 (mode 0664)");
+        st.st_mode = S_IFREG | 0646;
+        ck_assert_int_eq(safe_stat_check(&st, &e), -EPERM);
+        ck_assert_str_eq(e.message, "writable by others (mode 0646)");
+        st.st_uid = NOBODY;
+        ck_assert_int_eq(safe_stat_check(&st, &e), -EPERM);
+        ck_assert_str_eq(e.message, "owned by uid 65534, not root");
+        st.st_uid = geteuid();
+        st.st_mode = S_IFREG | 0600;
+        ck_assert_int_eq(safe_stat_check(&st, &e), 0);              /* the daemon's user */
+}
+END_TEST
+
 /* Returns the number of entries of dir (but . and ..). */
 static unsigned count_entries(const char *dir) {
         DIR *d = opendir(dir);
@@ -247,6 +269,7 @@ static Suite *safe_files_suite(void) {
         tcase_add_test(tc, test_modes);
         tcase_add_test(tc, test_owners);
         tcase_add_test(tc, test_symlinks);
+        tcase_add_test(tc, test_stat_check);
         tc = unit_tcase(s, "files");
         tcase_add_test(tc, test_write_beside_planted);
         tcase_add_test(tc, test_write_without_tmpfile);
