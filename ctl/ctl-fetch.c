@@ -105,6 +105,7 @@ void ctl_status_done(CtlStatus *s) {
         consolidation_done(&s->consolidation);
         latency_request_done(&s->latency_request);
         power_profiles_done(&s->power_profiles);
+        free(s->metrics_textfile_error);
         *s = CTL_STATUS_NULL;
 }
 
@@ -308,6 +309,7 @@ static const PropMap manager_map[] = {
         { "LatencyRequestHolders", "a(us)", parse_latency_holders, 0 },
         { "LatencyRequestHidden", "u", prop_parse_u32, offsetof(CtlStatus, latency_request.hidden) },
         { "FollowPowerProfiles", "(bss)", parse_power_profiles, 0 },
+        { "MetricsTextfileError", "s", prop_parse_string, offsetof(CtlStatus, metrics_textfile_error) },
         {}
 };
 

@@ -284,6 +284,9 @@ static json_t *status_to_json(const CtlStatus *s) {
                 j = (json_decref(j), NULL);
         if (j && json_object_set_new(j, "window", window_to_json(s)) < 0)
                 j = (json_decref(j), NULL);
+        if (j && s->metrics_textfile_error &&
+            json_object_set_new(j, "metrics_textfile_error", json_string(s->metrics_textfile_error)) < 0)
+                j = (json_decref(j), NULL);
         return j;
 }
 

@@ -180,6 +180,7 @@ typedef struct CtlStatus {
          * 0: the daemon's last tick. */
         uint64_t window_usec;
         unsigned window_ticks;       /* the ticks whose utilisation and wakeups were averaged */
+        char *metrics_textfile_error; /* why the textfile is not written, "" (NULL: not said) */
 } CtlStatus;
 
 #define CTL_STATUS_NULL ((CtlStatus) {})

@@ -133,6 +133,8 @@ static void print_manager(const CtlStatus *s) {
         print_power_profiles(s);
         print_latency_request(&s->latency_request);
         ctl_consolidation_print(&s->consolidation);
+        if (s->metrics_textfile_error && s->metrics_textfile_error[0])
+                printf(LABEL "textfile not written: %s\n", "Metrics:", s->metrics_textfile_error);
         print_changed(s);
         print_reports(s);
 }

@@ -10,6 +10,7 @@
 #include "bus-cpu.h"
 #include "bus-latency.h"
 #include "bus-manager.h"
+#include "bus-metrics.h"
 #include "bus-pins.h"
 #include "bus-ppd.h"
 #include "bus-preview.h"
@@ -30,6 +31,8 @@ int bus_connect(Manager *m) {
                 r = bus_pins_register(m);
         if (r >= 0)
                 r = bus_latency_register(m);
+        if (r >= 0)
+                r = bus_metrics_register(m);
         if (r >= 0)
                 r = bus_ppd_register(m);
         if (r >= 0)

@@ -114,7 +114,7 @@ static int restore_one(ChangeLayer *l, RestoreRun *run, const ChangeEntry *e) {
         if (r == -ENOTCONN)
                 return r;
         if (r < 0)
-                return log_error_errno(r, "Failed to restore %s to \"%s\": %m", e->key, value);
+                return log_error_errno(r, "Failed to restore %s to \"%s\": %s", e->key, value, knob_error_reason(r));
         if (a.type->verify && verify(l, &a, value, buf) < 0)
                 return -EAGAIN;
         log_debug("Restored %s to \"%s\".", e->key, value);

@@ -67,7 +67,7 @@ int change_set_add(ChangeSet *s, const char *key, const char *value, ErrorInfo *
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                return errinfo_set(e, r, "Failed to read %s: %s", key, strerror(-r));
+                return errinfo_set(e, r, "Failed to read %s: %s", key, knob_error_reason(r));
         if (array_reserve_one((void **) &s->writes, s->n, &s->allocated, sizeof(ChangeWrite)) < 0)
                 return -ENOMEM;
         w = &s->writes[s->n];
@@ -227,7 +227,7 @@ static int write_all_knobs(ChangeSet *s, ErrorInfo *e) {
                         s->write_error = r;
                         errinfo_set(e, -EIO, "Failed to write \"%s\" to %s: %s", w->new, w->key,
                                     w->written ? "it does not read back (its directory was recreated meanwhile?)"
-                                               : strerror(-r));
+                                               : knob_error_reason(r));
                         log_warning("%s; rolling back %zu earlier write(s).", e->message, i);
                         roll_back(s);
                         return -EIO;

@@ -117,6 +117,12 @@ int knob_parse_key(const KnobType *const *types, const KnobEnv *env, const char 
 bool knob_entry_valid(const KnobType *const *types, const KnobEnv *env, const char *key, const char *value,
                       const char **ret_why);
 
+/* Why a knob's file could not be read or written, for messages: what it
+ * is instead of a regular file ("not a regular file": a FIFO, a socket, a
+ * device, a directory; "a symbolic link", which writes never follow), else
+ * the errno's text.  r negative.  Returns a static string. */
+const char *knob_error_reason(int r);
+
 /* Returns true for a CPU list ("0-3,8"; "" only when allow_empty). */
 bool knob_cpulist_valid(const char *value, bool allow_empty);
 /* A CPU list as long as any machine's (8192 CPUs listed one by one). */

@@ -48,6 +48,18 @@ bool knob_entry_valid(const KnobType *const *types, const KnobEnv *env, const ch
         return !why;
 }
 
+const char *knob_error_reason(int r) {
+        switch (r) {
+        case -EBADFD:
+        case -EISDIR:
+                return "not a regular file";
+        case -ELOOP:
+                return "a symbolic link";
+        default:
+                return strerror(-r);
+        }
+}
+
 bool knob_cpulist_valid(const char *value, bool allow_empty) {
         CpuSet set;
         size_t n = strlen(value);

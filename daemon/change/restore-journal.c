@@ -15,7 +15,9 @@
 #include "fs-util.h"
 #include "log.h"
 #include "restore-journal.h"
+#include "safe-dir.h"
 
+/* Where versions before the random temporary names wrote a rewrite. */
 #define TMP_FILE RESTORE_JOURNAL_FILE ".tmp"
 #define HEADER_V1 "# idlepolicyd restore journal v1 root="
 #define HEADER "# idlepolicyd restore journal v2 root="
@@ -42,11 +44,32 @@ struct RestoreJournal {
 
 /* Returns 0, -EBUSY or a negative errno. */
 static int journal_lock(RestoreJournal *j) {
-        j->lock_fd = openat(j->dir_fd, RESTORE_JOURNAL_LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        j->lock_fd = openat(j->dir_fd, RESTORE_JOURNAL_LOCK_FILE,
+                            O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0600);
         if (j->lock_fd < 0)
                 return -errno;
         if (flock(j->lock_fd, LOCK_EX | LOCK_NB) < 0)
                 return errno == EWOULDBLOCK ? -EBUSY : -errno;
+        return 0;
+}
+
+/* Opens the runtime directory, checked (safe-dir.h): a journal anyone
+ * else could plant, replace or remove is no promise.  Returns 0 or a
+ * negative errno (logged). */
+static int journal_dir(RestoreJournal *j, const char *runtime_dir) {
+        ErrorInfo e = {};
+        int r;
+
+        r = mkdir_parents(runtime_dir);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create runtime directory %s: %m", runtime_dir);
+        r = safe_dir_open(runtime_dir, &e);
+        if (r == -EPERM)
+                return log_error_errno(r, "Refusing runtime directory %s: %s: the restore journal cannot be kept "
+                                       "safe there.", runtime_dir, e.message);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open runtime directory %s: %s", runtime_dir, e.message);
+        j->dir_fd = r;
         return 0;
 }
 
@@ -63,12 +86,9 @@ int restore_journal_open(const char *runtime_dir, const char *root, RestoreJourn
                 j->path = NULL;
                 return log_oom();
         }
-        r = mkdir_parents(runtime_dir);
+        r = journal_dir(j, runtime_dir);
         if (r < 0)
-                return log_error_errno(r, "Failed to create runtime directory %s: %m", runtime_dir);
-        j->dir_fd = open(runtime_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (j->dir_fd < 0)
-                return log_error_errno(errno, "Failed to open runtime directory %s: %m", runtime_dir);
+                return r;
         r = journal_lock(j);
         if (r == -EBUSY)
                 return log_error_errno(r, "Another idlepolicyd holds %s/%s, refusing to start.", runtime_dir,
@@ -131,29 +151,63 @@ static char *header_line(const RestoreJournal *j) {
         return asprintf(&s, HEADER "%s\n", j->root) < 0 ? NULL : s;
 }
 
-/* Creates the file with its header (made durable with the first record).
- * Returns 0 or a negative errno. */
-static int create_file(RestoreJournal *j) {
-        _cleanup_free_ char *header = header_line(j);
-        _cleanup_close_ int fd = -1;
+/* Writes the header and the records to fd.  Returns 0 or a negative
+ * errno. */
+static int write_records(RestoreJournal *j, int fd, const RestoreRecord *live, size_t n, size_t *ret_size) {
+        _cleanup_free_ char *text = header_line(j);
+        size_t size = 0;
         int r;
 
-        if (!header)
+        if (!text)
                 return -ENOMEM;
-        fd = openat(j->dir_fd, RESTORE_JOURNAL_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
-                    0600);
-        if (fd < 0)
-                return -errno;
-        r = journal_write(j, fd, header, strlen(header));
+        r = journal_write(j, fd, text, strlen(text));
+        size += strlen(text);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                free(text);
+                if (asprintf(&text, "%s %s\n", live[i].key, live[i].value) < 0) {
+                        text = NULL;
+                        return -ENOMEM;
+                }
+                r = journal_write(j, fd, text, strlen(text));
+                size += strlen(text);
+        }
+        *ret_size = size;
+        return r;
+}
+
+/* Writes the header and the records to a new file and publishes it as the
+ * journal (new_file_open(): whatever someone left at the name is replaced,
+ * never opened), records synced before the rename (a header alone is made
+ * durable with the first record appended); *ret_fd gets it for appending.
+ * Returns 0 or a negative errno (the old file stays). */
+static int publish_file(RestoreJournal *j, const RestoreRecord *live, size_t n, int *ret_fd, size_t *ret_size) {
+        NewFile f = NEW_FILE_NULL;
+        size_t size = 0;
+        int r;
+
+        r = new_file_open(j->dir_fd, RESTORE_JOURNAL_FILE, 0600, &f);
+        if (r < 0)
+                return r;
+        r = write_records(j, f.fd, live, n, &size);
+        if (r >= 0 && n > 0 && fsync(f.fd) < 0)
+                r = -errno;
+        if (r >= 0 && fcntl(f.fd, F_SETFL, O_APPEND) < 0)
+                r = -errno;
+        if (r >= 0)
+                r = new_file_publish(&f, j->dir_fd, RESTORE_JOURNAL_FILE);
         if (r >= 0)
                 r = sync_dir(j);
-        if (r < 0) {
-                (void) unlinkat(j->dir_fd, RESTORE_JOURNAL_FILE, 0);
-                return r;
+        if (r >= 0) {
+                *ret_fd = TAKE_FD(f.fd);
+                *ret_size = size;
         }
-        j->size = strlen(header);
-        j->fd = TAKE_FD(fd);
-        return 0;
+        new_file_done(&f, j->dir_fd);
+        return r;
+}
+
+/* Creates the file with its header.  Returns 0 or a negative errno. */
+static int create_file(RestoreJournal *j) {
+        return publish_file(j, NULL, 0, &j->fd, &j->size);
 }
 
 /* Appends text to the file (creating it) without fsync.  Returns 0 or a
@@ -247,38 +301,8 @@ bool restore_journal_wants_rewrite(const RestoreJournal *j, size_t live_bytes) {
         return j->fd >= 0 && j->size > REWRITE_SLACK && j->size > REWRITE_FACTOR * live_bytes;
 }
 
-/* Writes the header and the records to fd and syncs it.  Returns 0 or a
- * negative errno. */
-static int write_records(RestoreJournal *j, int fd, const RestoreRecord *live, size_t n, size_t *ret_size) {
-        _cleanup_free_ char *text = header_line(j);
-        size_t size = 0;
-        int r;
-
-        if (!text)
-                return -ENOMEM;
-        r = journal_write(j, fd, text, strlen(text));
-        size += strlen(text);
-        for (size_t i = 0; r >= 0 && i < n; i++) {
-                free(text);
-                if (asprintf(&text, "%s %s\n", live[i].key, live[i].value) < 0) {
-                        text = NULL;
-                        return -ENOMEM;
-                }
-                r = journal_write(j, fd, text, strlen(text));
-                size += strlen(text);
-        }
-        if (r >= 0 && fsync(fd) < 0)
-                r = -errno;
-        *ret_size = size;
-        return r;
-}
-
 /* Returns 0 or a negative errno. */
 int restore_journal_rewrite(RestoreJournal *j, const RestoreRecord *live, size_t n) {
-        _cleanup_close_ int fd = -1;
-        size_t size = 0;
-        int r;
-
         if (j->detached)
                 return 0;
         fileio_closep(&j->fd);
@@ -289,27 +313,7 @@ int restore_journal_rewrite(RestoreJournal *j, const RestoreRecord *live, size_t
                         return -errno;
                 return sync_dir(j);
         }
-        fd = openat(j->dir_fd, TMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0)
-                return -errno;
-        r = write_records(j, fd, live, n, &size);
-        if (r >= 0 && renameat(j->dir_fd, TMP_FILE, j->dir_fd, RESTORE_JOURNAL_FILE) < 0)
-                r = -errno;
-        if (r < 0) {
-                (void) unlinkat(j->dir_fd, TMP_FILE, 0);
-                return r;
-        }
-        r = sync_dir(j);
-        if (r < 0)
-                return r;
-        /* fd holds the renamed file without O_APPEND: reopen for appending. */
-        fileio_closep(&fd);
-        fd = openat(j->dir_fd, RESTORE_JOURNAL_FILE, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return -errno;
-        j->fd = TAKE_FD(fd);
-        j->size = size;
-        return 0;
+        return publish_file(j, live, n, &j->fd, &j->size);
 }
 
 /* What a load found besides the records, for one summary. */

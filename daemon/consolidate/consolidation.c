@@ -133,7 +133,7 @@ static const char *read_failure(int r) {
         case -EBADFD:
                 return "its cpuset.cpus is not a regular file";
         default:
-                return strerror(-r);
+                return knob_error_reason(r);
         }
 }
 

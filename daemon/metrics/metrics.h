@@ -20,6 +20,7 @@ typedef struct ManagerMetrics {
         Histogram tick;              /* how long each tick took */
         unsigned ticks;              /* ticks since the textfile was last written */
         bool textfile_failing;       /* the last textfile write failed (logged once) */
+        char textfile_error[512];    /* why, "" while it works (MetricsTextfileError) */
 } ManagerMetrics;
 
 /* Returns the time of clock in microseconds (the daemon's metrics read

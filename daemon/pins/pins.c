@@ -481,7 +481,7 @@ static int load_rule_file(const char *path, const char *text, size_t len, void *
 /* Returns the number of bad files or -ENOMEM. */
 int pins_load_rules(Pins *p, const char *dir) {
         size_t before = pin_registry_n_pins(p->registry);
-        int r = json_dir_foreach(dir, PINS_RULES_FILE_MAX, load_rule_file, p);
+        int r = json_dir_foreach_root_only(dir, PINS_RULES_FILE_MAX, load_rule_file, p);
 
         pins_rules_stop_unused(p);
         if (r >= 0 && pin_registry_n_pins(p->registry) != before)

@@ -11,9 +11,11 @@
 #include "log.h"
 #include "macro.h"
 #include "persist.h"
+#include "safe-dir.h"
 
 /* Returns 0 or -ENOMEM. */
 int persist_open(Persist *p, const char *dir) {
+        ErrorInfo e = {};
         int r;
 
         p->dir_fd = -1;
@@ -27,9 +29,16 @@ int persist_open(Persist *p, const char *dir) {
                 log_warning_errno(r, "Failed to create state directory %s: %m, nothing will persist", dir);
                 return 0;
         }
-        p->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (p->dir_fd < 0)
-                log_warning_errno(errno, "Failed to open state directory %s: %m, nothing will persist", dir);
+        /* Checked: nobody else may plant entries beside the daemon's files
+         * or redirect the path (safe-dir.h). */
+        r = safe_dir_open(dir, &e);
+        if (r == -ENOMEM)
+                return r;
+        if (r == -EPERM)
+                log_warning("Refusing state directory %s: %s, nothing will persist.", dir, e.message);
+        else if (r < 0)
+                log_warning_errno(r, "Failed to open state directory %s: %s, nothing will persist", dir, e.message);
+        p->dir_fd = r < 0 ? -1 : r;
         return 0;
 }
 

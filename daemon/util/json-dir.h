@@ -17,3 +17,11 @@ typedef int (*JsonDirFunc)(const char *path, const char *text, size_t len, void 
  * an unreadable one or file is logged.  Returns the number of bad files,
  * or -ENOMEM. */
 int json_dir_foreach(const char *dir, size_t max, JsonDirFunc fn, void *userdata);
+
+/* The same for a directory whose files decide what root does (pins.d),
+ * taken as sudo takes sudoers: the directory and each file (the target of
+ * its symbolic link) must be owned by root or the daemon's user and
+ * writable by neither others nor a group other than root's
+ * (safe_stat_check()).  A refused directory or file is logged with its
+ * name and why, and counts as bad (a refused directory as one). */
+int json_dir_foreach_root_only(const char *dir, size_t max, JsonDirFunc fn, void *userdata);

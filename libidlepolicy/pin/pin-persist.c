@@ -182,6 +182,11 @@ static int parse_entry(json_t *obj, unsigned in, const char *where, Pin *ret, Er
                 return errinfo_set(e, -EBADMSG, "%s: key \"start_time\": only pid targets have one", where);
         if (in == IN_RULE && x.pin.target.kind == PIN_TARGET_PID)
                 return errinfo_set(e, -EBADMSG, "%s: key \"target\": a rule cannot name a pid (a pid is one process, pin it over the bus)", where);
+        /* 0 is "not known yet", which matches any process of the pid */
+        if (in == IN_STATE && x.pin.target.kind == PIN_TARGET_PID && x.start_time == 0)
+                return errinfo_set(e, -EBADMSG, "%s: key \"start_time\": %s: a pid pin is taken again only for the "
+                                   "process it was made for, never for whatever has its PID now", where,
+                                   x.has_start_time ? "must not be 0 (unknown)" : "missing");
         x.pin.target.start_time = x.start_time;
         *ret = x.pin;
         return 0;

@@ -15,7 +15,8 @@
  *                 "owner_uid": 0 } ] }
  *
  * "cpus" is "" for a pin that keeps its workload's CPUs; "start_time"
- * appears for pid targets only.  Holds are not kept (their holders are
+ * appears for pid targets only, and they need one (not 0): a PID alone may
+ * name another process after a restart.  Holds are not kept (their holders are
  * gone with the daemon's bus connection), nor pins from rule files (they
  * come from the rules directory again), nor ended pins.
  *
@@ -50,7 +51,8 @@ char *pin_persist_to_json(const PinRegistry *r);
  * it into a registry before the rule files, so that rule pins get ids
  * after the restored ones.  A file that is not valid JSON, is truncated,
  * has another version, a missing, unknown or wrongly typed key, or one bad
- * entry (a target, CPU list or profile name that does not parse, an id
+ * entry (a target, CPU list or profile name that does not parse, a pid
+ * target without a start time or with 0, an id
  * used twice or not below next_id, two entries on one target) is
  * rejected as a whole: -EBADMSG with e naming the key or the entry
  * ("pins[2] (id 5): key \"cpus\": ...").  A file that does not fit r

@@ -21,6 +21,8 @@ import idlepolicytest as T  # noqa: E402
 U = T.dbus.UInt32
 
 JOURNAL_HEADER = '# idlepolicyd restore journal v1 root='
+ANSWER_S = 5                 # a call the daemon must answer within this
+SIGTERM_EXIT_S = 5           # and the time it has to go after SIGTERM
 LOG_DUMP_LINES = 60          # head and tail of a daemon log dumped on cleanup
 
 
@@ -84,6 +86,33 @@ class RobustTestCase(T.IdlePolicyTestCase):
                 with open(p, 'rb') as f:
                     out.append(f.read().decode('utf-8', 'replace'))
         return ''.join(out)
+
+    def bounded_call(self, method, *args, hint=''):
+        """Calls a Manager method as root; fails the test when it is not
+        answered within ANSWER_S (hint: what may block the daemon)."""
+        try:
+            return getattr(self.manager(), method)(*args, timeout=ANSWER_S)
+        except T.dbus.exceptions.DBusException as e:
+            if e.get_dbus_name() == 'org.freedesktop.DBus.Error.NoReply':
+                self.fail(f'{method} not answered within {ANSWER_S} s{hint}')
+            raise
+
+    def answers(self, hint=''):
+        """Asserts a property read is answered within ANSWER_S."""
+        try:
+            T.dbus.Interface(self.obj(), T.PROPS_IFACE).Get(T.MANAGER_IFACE, 'Version', timeout=ANSWER_S)
+        except T.dbus.exceptions.DBusException as e:
+            self.fail(f'idlepolicyd does not answer a property read within {ANSWER_S} s{hint}: '
+                      f'{e.get_dbus_name()}')
+
+    def assert_stops(self, hint=''):
+        """SIGTERM: the daemon must be gone within SIGTERM_EXIT_S, cleanly."""
+        self.daemon.signal(signal.SIGTERM)
+        try:
+            rc = self.daemon.wait(SIGTERM_EXIT_S)
+        except T.subprocess.TimeoutExpired:
+            self.fail(f'idlepolicyd still running {SIGTERM_EXIT_S} s after SIGTERM{hint}')
+        self.assertTrue(exit_is_clean(rc), f'idlepolicyd crashed: status {rc}')
 
     def journal_path(self):
         return os.path.join(self.runtime_dir, T.JOURNAL_FILE)

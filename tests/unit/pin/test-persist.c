@@ -201,7 +201,8 @@ START_TEST(test_bad_entries) {
                        "\"0123456789012345678901234567890123456789012345678901234567890123\"}"), "key \"profile\"");
         load_fails(ONE("{\"id\":0,\"target\":\"pid:5\",\"cpus\":\"\",\"profile\":\"x\"}"), "pins[0] (id 0): key \"id\": must be an integer");
         load_fails(ONE("{\"id\":\"3\",\"target\":\"pid:5\",\"cpus\":\"\",\"profile\":\"x\"}"), "pins[0]: key \"id\": must be an integer");
-        load_fails(ONE("{\"id\":8,\"target\":\"pid:5\",\"cpus\":\"\",\"profile\":\"x\"}"), "key \"id\": must be below next_id (8)");
+        load_fails(ONE("{\"id\":8,\"target\":\"pid:5\",\"start_time\":9,\"cpus\":\"\",\"profile\":\"x\"}"),
+                   "key \"id\": must be below next_id (8)");
         load_fails(ONE("{\"target\":\"pid:5\",\"cpus\":\"\",\"profile\":\"x\"}"), "pins[0]: key \"id\": missing");
         load_fails(ONE("{\"id\":3,\"cpus\":\"\",\"profile\":\"x\"}"), "key \"target\": missing");
         load_fails(ONE("{\"id\":3,\"target\":\"pid:5\",\"profile\":\"x\"}"), "key \"cpus\": missing");
@@ -220,6 +221,12 @@ START_TEST(test_bad_entries) {
                    "parse error");    /* jansson refuses NUL bytes */
         load_fails(ONE("{\"id\":3,\"target\":\"comm:x\",\"start_time\":5,\"cpus\":\"\",\"profile\":\"x\"}"),
                    "key \"start_time\": only pid targets have one");
+        /* a pid without its start time would take whatever process has
+         * the pid now */
+        load_fails(ONE("{\"id\":3,\"target\":\"pid:5\",\"cpus\":\"\",\"profile\":\"x\"}"),
+                   "pins[0] (id 3): key \"start_time\": missing: a pid pin is taken again only for the process");
+        load_fails(ONE(ENTRY_B ",{\"id\":6,\"target\":\"pid:5\",\"start_time\":0,\"cpus\":\"\",\"profile\":\"x\"}"),
+                   "pins[1] (id 6): key \"start_time\": must not be 0 (unknown)");
         /* two entries: the same id, the same target (pids: the same pid) */
         load_fails(ONE(ENTRY_A "," ENTRY_A), "pins[1] (id 3): key \"id\": used by an earlier entry");
         load_fails(ONE(ENTRY_B ",{\"id\":6,\"target\":\"cgroup:/system.slice/x.service/\",\"cpus\":\"1\",\"profile\":\"x\"}"),
@@ -236,18 +243,20 @@ START_TEST(test_conflicts) {
         size_t len = 0, before_last = 0;
 
         /* the registry has pin 1 on comm:keep */
-        load_fails_len(ONE("{\"id\":1,\"target\":\"pid:5\",\"cpus\":\"\",\"profile\":\"x\"}"),
-                       strlen(ONE("{\"id\":1,\"target\":\"pid:5\",\"cpus\":\"\",\"profile\":\"x\"}")), -EEXIST, "an id or a target is taken");
+        load_fails_len(ONE("{\"id\":1,\"target\":\"pid:5\",\"start_time\":9,\"cpus\":\"\",\"profile\":\"x\"}"),
+                       strlen(ONE("{\"id\":1,\"target\":\"pid:5\",\"start_time\":9,\"cpus\":\"\",\"profile\":\"x\"}")),
+                       -EEXIST, "an id or a target is taken");
         load_fails_len(ONE("{\"id\":2,\"target\":\"comm:keep\",\"cpus\":\"\",\"profile\":\"x\"}"),
                        strlen(ONE("{\"id\":2,\"target\":\"comm:keep\",\"cpus\":\"\",\"profile\":\"x\"}")), -EEXIST, "taken");
 
         /* 4097 entries are too many for a file; 4096 too many beside pin 1 */
-        many = malloc(4097 * 96 + 64);
+        many = malloc(4097 * 112 + 64);
         ck_assert_ptr_nonnull(many);
         len += (size_t) sprintf(many, "{\"version\":1,\"next_id\":5000,\"pins\":[");
         for (unsigned i = 1; i <= 4097; i++) {
                 before_last = len;
-                len += (size_t) sprintf(many + len, "%s{\"id\":%u,\"target\":\"pid:%u\",\"cpus\":\"\",\"profile\":\"x\"}",
+                len += (size_t) sprintf(many + len,
+                                        "%s{\"id\":%u,\"target\":\"pid:%u\",\"start_time\":9,\"cpus\":\"\",\"profile\":\"x\"}",
                                         i > 1 ? "," : "", i + 1, i);
         }
         strcpy(many + len, "]}");
