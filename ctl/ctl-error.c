@@ -15,6 +15,7 @@ typedef struct ErrorMeaning {
         const char *name;
         const char *text;
         const char *text_all;    /* when the call was about all CPUs; NULL = text */
+        const char *text_profile; /* when the call named a profile (pin, hold); NULL = the others */
 } ErrorMeaning;
 
 static const ErrorMeaning meanings[] = {
@@ -23,7 +24,9 @@ static const ErrorMeaning meanings[] = {
         { IDLEPOLICY_ERROR_PREFIX "UnknownState", "unknown state '%S' on %C",
           "unknown state '%S': %M" },
         { IDLEPOLICY_ERROR_PREFIX "InvalidLatency",
-          "invalid resume latency '%L': use 0 (no constraint), 1..2147483646 us, or n/a", NULL },
+          "invalid resume latency '%L': use 0 (no constraint), 1..2147483646 us, or n/a", NULL,
+          "invalid latency limit in profile '%P': use BASE:latency_limit_us=N, N 0 (no limit) to 10000000 us "
+          "in plain decimal" },
         { IDLEPOLICY_ERROR_PREFIX "UnknownGovernor",
           "unknown governor '%G' (see 'idlepolicyctl governor' for the available ones)", NULL },
         { IDLEPOLICY_ERROR_PREFIX "WriteFailed", "the kernel refused to %A: %M", NULL },
@@ -140,7 +143,8 @@ char *ctl_error_explain(const sd_bus_error *e, const CtlErrorContext *ctx, char 
                          e->message && e->message[0] ? e->message : "unknown error");
                 return buf;
         }
-        template = ctx->cpu == CTL_CPU_ALL && m->text_all ? m->text_all : m->text;
+        template = ctx->profile && m->text_profile ? m->text_profile :
+                   ctx->cpu == CTL_CPU_ALL && m->text_all ? m->text_all : m->text;
         expand(template, e, ctx, buf, size);
         return buf;
 }

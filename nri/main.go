@@ -27,10 +27,9 @@ func main() {
 	crio := annot.DefaultCRIO
 	flag.StringVar(&crio.Enable, "crio-enable", crio.Enable, "profile for cpu-c-states.crio.io: enable")
 	flag.StringVar(&crio.Disable, "crio-disable", crio.Disable, "profile for cpu-c-states.crio.io: disable")
-	flag.StringVar(&crio.MaxLatency, "crio-max-latency", crio.MaxLatency,
-		"profile for cpu-c-states.crio.io: max_latency:N when the daemon has no profile PREFIX+N")
-	flag.StringVar(&crio.MaxLatencyPrefix, "crio-max-latency-prefix", crio.MaxLatencyPrefix,
-		"max_latency:N takes the daemon's profile PREFIX+N when it has one")
+	flag.StringVar(&crio.MaxLatencyBase, "crio-max-latency-base", crio.MaxLatencyBase,
+		"cpu-c-states.crio.io: max_latency:N pins with this profile and a latency limit of exactly N us "+
+			"(BASE:latency_limit_us=N)")
 	timeout := flag.Duration("call-timeout", plugin.CallTimeout, "the longest a daemon call may take")
 	flag.Parse()
 

@@ -36,9 +36,10 @@ const sd_bus_error_map idlepolicy_bus_error_map[] = {
 /* The Set* calls on CPUs (enforce.h); each is refused while a calibration
  * runs. */
 #define CPU_ERRORS BUS_ERROR_UNKNOWN_CPU, BUS_ERROR_CPU_OFFLINE, BUS_ERROR_WRITE_FAILED, BUS_ERROR_BUSY
-/* A profile and a CPU list given (pins.c). */
-#define CLAIM_ERRORS BUS_ERROR_UNKNOWN_PROFILE, BUS_ERROR_INVALID_CPUS, BUS_ERROR_UNKNOWN_CPU, BUS_ERROR_CPU_OFFLINE, \
-        BUS_ERROR_LIMIT_REACHED
+/* A profile and a CPU list given (pins.c); InvalidLatency: the N of a
+ * profile "BASE:latency_limit_us=N" (pins-profiles.c). */
+#define CLAIM_ERRORS BUS_ERROR_UNKNOWN_PROFILE, BUS_ERROR_INVALID_LATENCY, BUS_ERROR_INVALID_CPUS, BUS_ERROR_UNKNOWN_CPU, \
+        BUS_ERROR_CPU_OFFLINE, BUS_ERROR_LIMIT_REACHED
 
 const BusMethodErrors bus_errors_set_governor = {
         "SetGovernor", { BUS_ERROR_UNKNOWN_GOVERNOR, BUS_ERROR_WRITE_FAILED, BUS_ERROR_BUSY } };

@@ -73,17 +73,19 @@ void pins_runtime_forget_process(Pins *p, PinRuntime *rt, pid_t pid) {
         change_forget_tag(p->ctx.changes, CHANGE_OWNER_PIN_ID(rt->id), (uint64_t) pid);
 }
 
-/* The named error of a pin's failed change: the kernel's refusal of the
- * CPUs (no usable CPU in them) is InvalidCPUs, the rest WriteFailed. */
-static int pin_change_error(const ChangeSet *set, int r, ErrorInfo *e) {
+/* The named error of a pin's failed change r, whose ErrorInfo says what
+ * failed already and is kept as it is: the kernel's refusal of the CPUs
+ * (no usable CPU in them) is InvalidCPUs, the rest WriteFailed. */
+static int pin_change_error(const ChangeSet *set, int r) {
         if (r == -ENOMEM)
                 return r;
-        return errinfo_set(e, set->write_error == -EINVAL ? -ERRNO_INVALID_CPUS : -EIO, "%s", e->message);
+        return set->write_error == -EINVAL ? -ERRNO_INVALID_CPUS : -EIO;
 }
 
 /* Adds thread tid of the set's process to the set.  A thread gone
  * meanwhile is left out.  Returns 0 or a negative errno with e set. */
 static int task_add(Pins *p, ChangeSet *set, pid_t tid, const char *cpus, ErrorInfo *e) {
+        ErrorInfo inner = {};
         char key[64];
         ProcStat st;
         int r;
@@ -93,11 +95,11 @@ static int task_add(Pins *p, ChangeSet *set, pid_t tid, const char *cpus, ErrorI
                 return 0;
         if (r < 0)
                 return errinfo_set(e, -EIO, "Failed to read thread %d: %s", (int) tid, strerror(-r));
-        r = change_set_add(set, knob_task_key(tid, st.start_time, key, sizeof(key)), cpus, e);
+        r = change_set_add(set, knob_task_key(tid, st.start_time, key, sizeof(key)), cpus, &inner);
         if (r == -ENOENT)
                 return 0;
         if (r < 0 && r != -ENOMEM)
-                return errinfo_set(e, -EIO, "Failed to read thread %d: %s", (int) tid, e->message);
+                return errinfo_set(e, -EIO, "Failed to read thread %d: %s", (int) tid, inner.message);
         return r;
 }
 
@@ -154,7 +156,7 @@ int pins_pin_processes(Pins *p, PinRuntime *rt, PinProcess *procs, size_t n, con
         }
         r = change_set_apply(&set, e);
         if (r < 0)
-                return pin_change_error(&set, r, e);
+                return pin_change_error(&set, r);
         for (size_t i = 0; i < n; i++) {
                 PinProcess *x = &procs[i];
 
@@ -354,7 +356,7 @@ static int cgroup_set(Pins *p, uint32_t id, const char *key, const char *dir, co
         if (r < 0 && r != -ENOMEM && knob_cgroup_refusal(set.write_error))
                 return cpuset_refused(dir, set.write_error, e);
         if (r < 0)
-                return pin_change_error(&set, r, e);
+                return pin_change_error(&set, r);
         return 0;
 }
 

@@ -28,6 +28,14 @@ typedef struct RuleEvent {
         bool exited;
 } RuleEvent;
 
+/* The derived profiles the claims use (pins-profiles.c). */
+typedef struct PinsProfiles {
+        Profile **derived;            /* each allocated on its own: the choices point at them */
+        bool *used;                   /* looked up since the last sweep */
+        size_t n, n_allocated;
+        bool out_of_memory;           /* a lookup failed for -ENOMEM */
+} PinsProfiles;
+
 struct Pins {
         PinsContext ctx;
         PinRegistry *registry;
@@ -41,7 +49,33 @@ struct Pins {
         bool queue_overrun;           /* more came than it holds: /proc is scanned instead */
         sd_event_source *batch;       /* timer: handles the queue in batches */
         int host_fd;                  /* host_root_fd(): processes are always the host's */
+        PinsProfiles profiles;
 };
+
+/* pins-profiles.c */
+
+/* Checks that name is a profile a pin or hold may take: a loaded one, or
+ * "BASE:latency_limit_us=N" of a loaded BASE (profile_set_resolve()).
+ * Returns 0, -ERRNO_UNKNOWN_PROFILE (no such profile or BASE, an unknown
+ * parameter) or -ERRNO_INVALID_LATENCY (N malformed or out of range) with
+ * e set. */
+int pins_profile_check(Pins *p, const char *name, ErrorInfo *e);
+
+/* The profile called name as the loaded profiles give it now: a loaded
+ * one, or the derived one, kept at one address and marked used until the
+ * next pins_profiles_sweep().  Returns NULL when there is none (or on
+ * -ENOMEM: pins_profiles_take_error() says so). */
+const Profile *pins_profile_lookup(Pins *p, const char *name);
+
+/* Frees the derived profiles not looked up since the last sweep: call it
+ * once every pointer to them has been replaced (pins_choices()). */
+void pins_profiles_sweep(Pins *p);
+
+/* Returns -ENOMEM if a lookup ran out of memory since the last call, else 0. */
+int pins_profiles_take_error(Pins *p);
+
+/* Frees every derived profile. */
+void pins_profiles_done(Pins *p);
 
 /* pins-apply.c */
 

@@ -73,6 +73,7 @@ Pins *pins_free(Pins *p) {
                 return NULL;
         pins_rules_done(p);
         pins_runtimes_free(p);
+        pins_profiles_done(p);
         sd_event_source_disable_unref(p->ends);
         pin_registry_free(p->registry);
         free(p);
@@ -136,13 +137,6 @@ static int parse_cpus(Pins *p, const char *text, CpuSet *ret, ErrorInfo *e) {
         return 0;
 }
 
-/* Returns 0 or -ENOPKG with e set. */
-static int check_profile(Pins *p, const char *name, ErrorInfo *e) {
-        if (!profile_set_find(p->ctx.profiles(p->ctx.userdata), name))
-                return errinfo_set(e, -ENOPKG, "Unknown profile \"%.64s\" (see the Profiles property)", name);
-        return 0;
-}
-
 /* An exe: target's path resolved as the kernel shows executables
  * (pin-exe.h): the rule then names the file itself, not a symbolic link to
  * it (logged when it differs).  Returns 0, or -ERRNO_INVALID_TARGET with e
@@ -180,7 +174,7 @@ static int make_spec(Pins *p, const char *target, const char *cpus, const char *
         if (r < 0)
                 return r;
         ret->cpus_given = cpuset_count(&ret->cpus) > 0;
-        r = check_profile(p, profile, e);
+        r = pins_profile_check(p, profile, e);
         if (r < 0)
                 return r;
         snprintf(ret->profile, sizeof(ret->profile), "%s", profile);
@@ -292,7 +286,7 @@ int pins_hold(Pins *p, const char *profile, const char *cpus, const char *reason
         Hold spec = { .owner_uid = (uint32_t) uid }, *h;
         int r;
 
-        r = check_profile(p, profile, e);
+        r = pins_profile_check(p, profile, e);
         if (r >= 0)
                 r = parse_cpus(p, cpus, &spec.cpus, e);
         if (r < 0)
@@ -343,9 +337,7 @@ unsigned pins_release_owner(Pins *p, const char *owner) {
 }
 
 static const Profile *lookup_profile(const char *name, void *userdata) {
-        Pins *p = userdata;
-
-        return profile_set_find(p->ctx.profiles(p->ctx.userdata), name);
+        return pins_profile_lookup(userdata, name);
 }
 
 static int object_path(const Pin *pin, char *buf, size_t size, void *userdata) {
@@ -360,9 +352,14 @@ int pins_choices(Pins *p, const Profile *machine, unsigned n_cpus, CpuProfileCho
         int r;
 
         r = pin_claims_from_registry(p->registry, n_cpus, lookup_profile, object_path, p, &claims, &n);
-        if (r < 0)
-                return r;
-        return pin_precedence_resolve(machine, claims, n, n_cpus, ret);
+        if (r >= 0)
+                r = pins_profiles_take_error(p);
+        if (r >= 0)
+                r = pin_precedence_resolve(machine, claims, n, n_cpus, ret);
+        /* ret points at the derived profiles of the claims only now */
+        if (r >= 0)
+                pins_profiles_sweep(p);
+        return r;
 }
 
 void pins_online_changed(Pins *p) {
@@ -385,9 +382,8 @@ static bool reapply(Pins *p, Pin *pin) {
         uint32_t id = pin->id;
         int r;
 
-        if (!profile_set_find(p->ctx.profiles(p->ctx.userdata), pin->profile))
-                r = errinfo_set(&e, -ENOPKG, "profile \"%s\" is not loaded", pin->profile);
-        else
+        r = pins_profile_check(p, pin->profile, &e);
+        if (r >= 0)
                 r = pin_start(p, pin, &e);
         if (r < 0) {
                 log_notice("Pin %" PRIu32 " not re-established: %s.", id, e.message);
@@ -459,14 +455,15 @@ static int load_rule_file(const char *path, const char *text, size_t len, void *
                 (void) pin_target_format(&rules[i].target, target, sizeof(target));
                 r = resolve_exe(p, &rules[i].target, &e);
                 if (r >= 0)
-                        r = check_profile(p, rules[i].profile, &e);
+                        r = pins_profile_check(p, rules[i].profile, &e);
                 if (r >= 0)
                         r = pin_registry_add(p->registry, &rules[i], &pin);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
                         log_error("%s: rule %zu (%s): %s, ignoring it.", path, i, target,
-                                  r == -ENOPKG || r == -ERRNO_INVALID_TARGET ? e.message :
+                                  r == -ERRNO_UNKNOWN_PROFILE || r == -ERRNO_INVALID_LATENCY ||
+                                  r == -ERRNO_INVALID_TARGET ? e.message :
                                   r == -EEXIST ? "the target is pinned already" : strerror(-r));
                         continue;
                 }

@@ -24,7 +24,8 @@
  * tick.
  *
  * Errors are named (bus-error.h): -EBADMSG InvalidTarget, -EBADE
- * InvalidCPUs, -ENXIO UnknownCPU, -EHOSTDOWN CPUOffline, -ENOPKG UnknownProfile, -ECHILD
+ * InvalidCPUs, -ENXIO UnknownCPU, -EHOSTDOWN CPUOffline, -ENOPKG UnknownProfile,
+ * -ERANGE InvalidLatency (the N of a profile "BASE:latency_limit_us=N"), -ECHILD
  * NoSuchProcess (a dead PID, or a cgroup path that does not exist),
  * -EOPNOTSUPP NotPinnable (a kernel thread or PF_NO_SETAFFINITY; a cgroup
  * without cpuset.cpus; a target kind this build does not apply yet),
@@ -95,7 +96,8 @@ int pins_load_rules(Pins *p, const char *dir);
 #define PINS_RULES_FILE_MAX ((size_t) 1024 * 1024)
 
 /* Pins target to cpus (a CPU list; "" keeps the workload's CPUs) with
- * profile for owner, reason free text for status.  Returns 0 with the new
+ * profile (a loaded one, or "BASE:latency_limit_us=N": BASE with exactly
+ * that latency limit, profile.h) for owner, reason free text for status.  Returns 0 with the new
  * pin's id in *ret_id, or a named negative errno (above; -EDQUOT for
  * pin_registry_pin_quota(): 4096 in all, 64 per user other than root, 1024
  * kept for root) with e set; nothing changed then. */
@@ -109,7 +111,7 @@ int pins_unpin(Pins *p, uint32_t id, ErrorInfo *e);
 
 /* Holds profile on cpus ("" = all CPUs) for the bus client owner (a
  * unique name) until pins_release() or pins_release_owner().  Returns 0
- * with the cookie in *ret_cookie, or -ENOPKG, -EBADE, -ENXIO, -EHOSTDOWN, -EDQUOT
+ * with the cookie in *ret_cookie, or -ENOPKG, -ERANGE, -EBADE, -ENXIO, -EHOSTDOWN, -EDQUOT
  * (pin_registry_hold_quota(): 64 per bus connection, 64 per user other
  * than root, 1024 kept for root) with e set. */
 int pins_hold(Pins *p, const char *profile, const char *cpus, const char *reason, const char *app_id,

@@ -79,7 +79,7 @@ void profile_init(Profile *p, const char *name) {
 }
 
 static bool name_valid(const char *s, size_t len) {
-        if (len == 0 || len >= PROFILE_NAME_MAX || s[0] == '.' || strlen(s) != len)
+        if (len == 0 || len >= PROFILE_BASE_NAME_MAX || s[0] == '.' || strlen(s) != len)
                 return false;
         for (size_t i = 0; i < len; i++)
                 if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", s[i]))
@@ -168,7 +168,7 @@ static int name_from_filename(const char *filename, Profile *p) {
         if (len <= 5 || strcmp(base + len - 5, ".json") != 0)
                 return -EINVAL;
         len -= 5;
-        if (len >= PROFILE_NAME_MAX)
+        if (len >= PROFILE_BASE_NAME_MAX)
                 return -EINVAL;
         memcpy(p->name, base, len);
         p->name[len] = '\0';

@@ -11,7 +11,12 @@
 
 #include "errinfo.h"
 
-#define PROFILE_NAME_MAX 64
+/* A loaded profile's name: 1-63 bytes (idlepolicy-profile(5)). */
+#define PROFILE_BASE_NAME_MAX 64
+/* Any profile name a pin, a hold or the policy carries, a derived one
+ * (profile_set_resolve(): "BASE:latency_limit_us=N", at most 89 bytes)
+ * included. */
+#define PROFILE_NAME_MAX 96
 #define PROFILES_MAX 32
 
 typedef enum ProfileGovernor {
@@ -81,6 +86,25 @@ int profile_parse(const char *text, const char *filename, Profile *ret, ErrorInf
 int profile_set_put(ProfileSet *s, const Profile *p);
 /* Returns the profile called name, or NULL. */
 const Profile *profile_set_find(const ProfileSet *s, const char *name);
+
+/* A derived profile's name: BASE ":" PROFILE_PARAM_LATENCY_LIMIT "=" N.
+ * The ':' can be in no loaded profile's name, so no file shadows one. */
+#define PROFILE_PARAM_LATENCY_LIMIT "latency_limit_us"
+#define PROFILE_LATENCY_LIMIT_MAX 10000000
+
+/* Returns true if name is a derived profile's (it holds a ':'). */
+bool profile_name_is_derived(const char *name);
+
+/* Resolves a profile name against s into *ret: a loaded profile's name
+ * gives a copy of it; "BASE:latency_limit_us=N" gives a copy of the
+ * loaded BASE named name with latency_limit_us N (0 = no limit, as in a
+ * file; 1..10000000 µs), everything else BASE's.  N is written in
+ * canonical decimal (no sign, space or leading zero), so that one
+ * profile has one name.  Returns 0, or with e set (*ret untouched):
+ *   -ENOPKG   no loaded profile name (or BASE), or a parameter other than
+ *             latency_limit_us ("BASE:foo=1")
+ *   -ERANGE   N missing, not canonical decimal, or above 10000000. */
+int profile_set_resolve(const ProfileSet *s, const char *name, Profile *ret, ErrorInfo *e);
 
 /* Serialises p as JSON (the same keys profile_parse reads).  Returns a
  * malloc'ed string, or NULL on -ENOMEM. */

@@ -235,6 +235,7 @@ int pin_cgroup_place(const char *path, const PinCgroupMount *m, char *ret, Error
 int pin_cgroup_resolve(int host_fd, int cgroup_fd, const char *cgroup_root, const char *value, char *ret,
                        ErrorInfo *e) {
         _cleanup_free_ char *mountinfo = NULL;
+        _cleanup_close_ int procs_fd = -1;
         char path[PIN_CGROUP_PATH_MAX];
         PinCgroupMount m;
         int r;
@@ -242,7 +243,9 @@ int pin_cgroup_resolve(int host_fd, int cgroup_fd, const char *cgroup_root, cons
         r = pin_cgroup_expand(value, path, e);
         if (r < 0)
                 return r;
-        if (faccessat(cgroup_fd, "cgroup.procs", F_OK, 0) == 0)
+        /* a cgroup.procs of its own, not a symbolic link planted in a tmpfs */
+        procs_fd = fileio_open_beneath(cgroup_fd, "cgroup.procs", O_PATH);
+        if (procs_fd >= 0)
                 return pin_cgroup_place(path, NULL, ret, e);
         r = fileio_read_regular_at(host_fd, "proc/self/mountinfo", MOUNTINFO_MAX, 0, &mountinfo, NULL);
         if (r == -ENOMEM)

@@ -72,7 +72,9 @@ int pin_cgroup_place(const char *path, const PinCgroupMount *m, char *ret, Error
 /* The whole: value expanded and placed.  cgroup_fd is the cgroup mount
  * (cgroup_root, absolute), host_fd the root whose proc/self/mountinfo
  * tells the mounts; mountinfo is read only when cgroup_fd holds no
- * cgroup.procs (it is not a hierarchy itself).  Returns 0 with the path
+ * cgroup.procs (it is not a hierarchy itself; a symbolic link of that
+ * name, as one could plant in a v1 machine's tmpfs, is not followed and
+ * does not count).  Returns 0 with the path
  * relative to cgroup_fd in ret (PIN_CGROUP_PATH_MAX bytes), or -EBADMSG
  * with e set (as above), -ENOMEM. */
 int pin_cgroup_resolve(int host_fd, int cgroup_fd, const char *cgroup_root, const char *value, char *ret,

@@ -131,7 +131,7 @@ static const EntryKey entry_keys[] = {
         { "cpus", parse_cpus, IN_STATE | IN_RULE | NEEDED_STATE,
           "must be a CPU list such as \"2-3,6\" (a string; \"\" keeps the workload's CPUs)" },
         { "profile", parse_profile, IN_STATE | IN_RULE | NEEDED_STATE | NEEDED_RULE,
-          "must be a profile name (a string of 1 to 63 bytes)" },
+          "must be a profile name (a string of 1 to 95 bytes)" },
         { "created_usec", parse_created, IN_STATE, "must be a non-negative integer" },
         { "reason", parse_reason, IN_STATE | IN_RULE, "must be a string shorter than 128 bytes" },
         { "owner_uid", parse_owner_uid, IN_STATE, "must be an integer between 0 and 4294967295" },

@@ -171,14 +171,14 @@ class Pods(K8sTestCase):
         T.wait_for(lambda: self.pins() == {}, timeout=10, what='the pins to end with the pod')
 
     def test_crio_annotation(self):
-        with open(os.path.join(self.profiles_d, 'max-latency-20.json'), 'w', encoding='utf-8') as f:
-            json.dump({'name': 'max-latency-20', 'latency_limit_us': 20}, f)
-        self.stop_daemon()
-        self.start_daemon(extra=['--cgroup-root', K.CGROUP_ROOT])
-        for value, profile in (('disable', 'latency'), ('enable', 'balanced'), ('max_latency:20', 'max-latency-20'),
-                               ('max_latency:5', 'latency')):
+        """Each form; max_latency:N is balanced with a latency limit of
+        exactly N (no profile file for it): the container's CPU runs it."""
+        for value, profile in (('disable', 'latency'), ('enable', 'balanced'), ('max_latency:0', 'balanced'),
+                               ('max_latency:20', 'balanced:latency_limit_us=20'),
+                               ('max_latency:5', 'balanced:latency_limit_us=5')):
             pod, ids = self.run_pod('crio', {'cpu-c-states.crio.io': value}, containers=[('app', '1')])
             self.wait_pinned(ids['app'], profile)
+            T.wait_for(lambda p=profile: str(self.cpu_prop(1, 'Profile')) == p, what=f'CPU 1 under {profile}')
             self.containerd.remove_pod(pod)
             T.wait_for(lambda: self.pins() == {}, timeout=10, what='the pin to end')
 

@@ -30,17 +30,36 @@ const (
 const None = "none"
 
 // CRIO says which idlepolicyd profile each of CRI-O's cpu-c-states forms
-// maps to.  MaxLatency is tried as MaxLatencyPrefix+N first (an
-// administrator's profile with latency_limit_us N) when the daemon has it.
+// maps to.  "max_latency:N" (N > 0) is MaxLatencyBase with exactly that
+// limit: the daemon's derived profile MaxLatencyBase+":latency_limit_us=N".
 type CRIO struct {
-	Enable           string // "enable": every state allowed
-	Disable          string // "disable": CRI-O polls only
-	MaxLatency       string // "max_latency:N" when no profile MaxLatencyPrefix+N is loaded
-	MaxLatencyPrefix string
+	Enable         string // "enable" and "max_latency:0": every state allowed
+	Disable        string // "disable": CRI-O polls only
+	MaxLatencyBase string // "max_latency:N": this profile with latency limit N
 }
 
 // DefaultCRIO is the mapping documented in nri/README.md.
-var DefaultCRIO = CRIO{Enable: "balanced", Disable: "latency", MaxLatency: "latency", MaxLatencyPrefix: "max-latency-"}
+var DefaultCRIO = CRIO{Enable: "balanced", Disable: "latency", MaxLatencyBase: "balanced"}
+
+// The daemon's derived profiles: BASE + LimitParam + N is BASE with a
+// latency limit of exactly N µs, 0 (none) to LimitMax (idlepolicyd(8),
+// PROFILES).
+const (
+	LimitParam = ":latency_limit_us="
+	LimitMax   = 10000000
+)
+
+// WithLimit returns the name of profile base with latency limit n µs.
+func WithLimit(base string, n uint64) string {
+	return base + LimitParam + strconv.FormatUint(n, 10)
+}
+
+// Base returns the loaded profile a profile name stands on: name itself,
+// or BASE of a derived name.
+func Base(name string) string {
+	base, _, _ := strings.Cut(name, ":")
+	return base
+}
 
 // Want is what one container should get.
 type Want struct {
@@ -67,7 +86,7 @@ func Resolve(pod map[string]string, name string, crio CRIO, loaded func(string) 
 	} else if v, ok := pod[Profile]; ok {
 		w.Profile, w.From = v, Profile
 	} else if v, ok := pod[CRIOCStates]; ok {
-		p, err := crioProfile(v, crio, loaded)
+		p, err := crioProfile(v, crio)
 		if err != nil {
 			return Want{}, err
 		}
@@ -82,8 +101,9 @@ func Resolve(pod map[string]string, name string, crio CRIO, loaded func(string) 
 	if why := profileNameError(w.Profile); why != "" {
 		return Want{}, &Error{w.From, w.Profile, why}
 	}
-	if loaded != nil && !loaded(w.Profile) {
-		return Want{}, &Error{w.From, w.Profile, "the daemon has no such profile (see idlepolicyctl profile)"}
+	if loaded != nil && !loaded(Base(w.Profile)) {
+		return Want{}, &Error{w.From, w.Profile, "the daemon has no profile " + strconv.Quote(Base(w.Profile)) +
+			" (see idlepolicyctl profile)"}
 	}
 	key := CPUsContainer + name
 	cpus, ok := pod[key]
@@ -101,7 +121,7 @@ func Resolve(pod map[string]string, name string, crio CRIO, loaded func(string) 
 }
 
 // crioProfile maps CRI-O's cpu-c-states value.
-func crioProfile(v string, crio CRIO, loaded func(string) bool) (string, error) {
+func crioProfile(v string, crio CRIO) (string, error) {
 	switch {
 	case v == "enable":
 		return crio.Enable, nil
@@ -109,24 +129,38 @@ func crioProfile(v string, crio CRIO, loaded func(string) bool) (string, error) 
 		return crio.Disable, nil
 	case strings.HasPrefix(v, "max_latency:"):
 		n, err := strconv.ParseUint(strings.TrimPrefix(v, "max_latency:"), 10, 32)
-		if err != nil || n > 10000000 {
+		if err != nil || n > LimitMax {
 			return "", &Error{CRIOCStates, v, "max_latency takes microseconds, 0 to 10000000"}
 		}
 		if n == 0 { // CRI-O writes 0: no constraint
 			return crio.Enable, nil
 		}
-		if named := fmt.Sprintf("%s%d", crio.MaxLatencyPrefix, n); loaded != nil && loaded(named) {
-			return named, nil
-		}
-		return crio.MaxLatency, nil
+		return WithLimit(crio.MaxLatencyBase, n), nil
 	}
 	return "", &Error{CRIOCStates, v, "expected enable, disable or max_latency:N"}
 }
 
-// profileNameError returns why name cannot be a profile's (the rule of
-// idlepolicy-profile(5): 1-63 letters, digits, '.', '_', '-', not starting
-// with '.'), or "".
+// profileNameError returns why name cannot be a profile's, or "": a
+// loaded profile's name (the rule of idlepolicy-profile(5): 1-63 letters,
+// digits, '.', '_', '-', not starting with '.'), or one with an exact
+// latency limit, BASE:latency_limit_us=N (N in decimal without sign or
+// leading zero, 0 to 10000000), as the daemon takes them.
 func profileNameError(name string) string {
+	base, limit, derived := strings.Cut(name, ":")
+	if why := baseNameError(base); why != "" || !derived {
+		return why
+	}
+	n, err := strconv.ParseUint(strings.TrimPrefix(limit, LimitParam[1:]), 10, 32)
+	if !strings.HasPrefix(limit, LimitParam[1:]) || err != nil || n > LimitMax || WithLimit(base, n) != name {
+		return "a profile with a latency limit is BASE:latency_limit_us=N, N 0 to 10000000 µs without leading zeros"
+	}
+	return ""
+}
+
+func baseNameError(name string) string {
+	if name == "" {
+		return "an empty profile name"
+	}
 	if len(name) > 63 {
 		return "a profile name is at most 63 bytes"
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/godbus/dbus/v5"
@@ -57,12 +59,8 @@ func (f *Fake) Pin(ctx context.Context, target, cpus, profile, reason string) (s
 	if f.Fail != nil {
 		return "", f.Fail
 	}
-	known := false
-	for _, n := range f.ProfileNames {
-		known = known || n == profile
-	}
-	if !known {
-		return "", busError("UnknownProfile", "Unknown profile %q", profile)
+	if err := f.checkProfile(profile); err != nil {
+		return "", err
 	}
 	for _, p := range f.pins {
 		if p.Target == target {
@@ -73,6 +71,33 @@ func (f *Fake) Pin(ctx context.Context, target, cpus, profile, reason string) (s
 	path := fmt.Sprintf("%s/pin/%d", RootPath, f.next)
 	f.pins[path] = Pin{Path: path, Target: target, CPUs: cpus, Profile: profile, Reason: reason, State: "active"}
 	return path, nil
+}
+
+// checkProfile refuses a profile as the daemon does: UnknownProfile for a
+// name (or the BASE of BASE:latency_limit_us=N) not in ProfileNames or
+// another parameter, InvalidLatency for an N that is not 0 to 10000000 in
+// plain decimal.
+func (f *Fake) checkProfile(profile string) error {
+	base, param, derived := strings.Cut(profile, ":")
+	known := false
+	for _, n := range f.ProfileNames {
+		known = known || n == base
+	}
+	if !known {
+		return busError("UnknownProfile", "Unknown profile %q", base)
+	}
+	if !derived {
+		return nil
+	}
+	key, value, _ := strings.Cut(param, "=")
+	if key != "latency_limit_us" {
+		return busError("UnknownProfile", "Unknown profile %q: after BASE: only latency_limit_us=N may follow", profile)
+	}
+	n, err := strconv.ParseUint(value, 10, 32)
+	if err != nil || n > 10000000 || strconv.FormatUint(n, 10) != value {
+		return busError("InvalidLatency", "Invalid latency limit in %q", profile)
+	}
+	return nil
 }
 
 // Unpin removes a pin.

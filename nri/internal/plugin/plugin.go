@@ -6,7 +6,6 @@ package plugin
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -92,15 +91,12 @@ func (p *Plugin) loaded() func(string) bool {
 }
 
 // resolve is annot.Resolve against the daemon's profiles; when they may
-// be stale for this answer (an unknown profile, or CRI-O's max_latency:N
-// without its profile) and were read more than RefreshMinAge ago, it
-// reads them again and resolves once more (p.mu held).
+// be stale for this answer (an unknown profile) and were read more than
+// RefreshMinAge ago, it reads them again and resolves once more (p.mu
+// held).
 func (p *Plugin) resolve(pod map[string]string, name string) (annot.Want, error) {
 	want, err := annot.Resolve(pod, name, p.CRIO, p.loaded())
-	crio := pod[annot.CRIOCStates]
-	missed := err != nil || (want.From == annot.CRIOCStates && strings.HasPrefix(crio, "max_latency:") &&
-		want.Profile != p.CRIO.MaxLatencyPrefix+strings.TrimPrefix(crio, "max_latency:"))
-	if !missed || time.Since(p.readAt) < RefreshMinAge {
+	if err == nil || time.Since(p.readAt) < RefreshMinAge {
 		return want, err
 	}
 	p.refreshProfiles(context.Background())

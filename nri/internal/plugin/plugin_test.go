@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -173,15 +174,63 @@ func TestNewProfileFoundAtOnce(t *testing.T) {
 	p := New(f, quiet())
 	ctx := context.Background()
 	_, _ = p.Configure(ctx, "", "test", "0")
-	f.ProfileNames = append(f.ProfileNames, "max-latency-20", "custom")
+	f.ProfileNames = append(f.ProfileNames, "custom")
 	time.Sleep(RefreshMinAge)
-	_ = p.StartContainer(ctx, pod("1", map[string]string{annot.CRIOCStates: "max_latency:20"}),
+	_ = p.StartContainer(ctx, pod("1", map[string]string{annot.Profile: "custom:latency_limit_us=7"}),
 		ctr("1", "a", "app", api.ContainerState_CONTAINER_CREATED))
 	_ = p.StartContainer(ctx, pod("2", map[string]string{annot.Profile: "custom"}),
 		ctr("2", "b", "app", api.ContainerState_CONTAINER_CREATED))
 	pins := pinsOf(t, f)
-	if pins["cgroup:kubepods/pod1/a"].Profile != "max-latency-20" || pins["cgroup:kubepods/pod2/b"].Profile != "custom" {
+	if pins["cgroup:kubepods/pod1/a"].Profile != "custom:latency_limit_us=7" || pins["cgroup:kubepods/pod2/b"].Profile != "custom" {
 		t.Fatalf("pins: %+v", pins)
+	}
+}
+
+// CRI-O's max_latency:N is pinned with exactly that limit, whatever N and
+// whether or not the daemon has a profile for it; a second Synchronize
+// finds the pin right (the name is the daemon's, byte for byte).
+func TestCRIOMaxLatencyIsExact(t *testing.T) {
+	f := daemon.NewFake()
+	p := New(f, quiet())
+	ctx := context.Background()
+	_, _ = p.Configure(ctx, "", "test", "0")
+	var pods []*api.PodSandbox
+	var ctrs []*api.Container
+	for i, n := range []string{"1", "20", "37", "10000000"} {
+		id := strconv.Itoa(i + 1)
+		pd, c := pod(id, map[string]string{annot.CRIOCStates: "max_latency:" + n}),
+			ctr(id, "c"+id, "app", api.ContainerState_CONTAINER_RUNNING)
+		pods, ctrs = append(pods, pd), append(ctrs, c)
+		_ = p.StartContainer(ctx, pd, c)
+		if got := pinsOf(t, f)["cgroup:kubepods/pod"+id+"/c"+id].Profile; got != "balanced:latency_limit_us="+n {
+			t.Errorf("max_latency:%s pinned with %q", n, got)
+		}
+	}
+	calls := f.Calls["Pin"] + f.Calls["Unpin"]
+	_, _ = p.Synchronize(ctx, pods, ctrs)
+	if err := p.WaitSynchronized(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f.Calls["Pin"]+f.Calls["Unpin"] != calls {
+		t.Errorf("Synchronize pinned or unpinned again: %v", f.Calls)
+	}
+}
+
+// A derived profile the daemon refuses (an N the plugin let through, an
+// older daemon) is reported as a bad annotation, and the container starts.
+func TestDerivedProfileRefusedIsReported(t *testing.T) {
+	f := daemon.NewFake()
+	p := New(f, quiet())
+	ctx := context.Background()
+	_, _ = p.Configure(ctx, "", "test", "0")
+	f.ProfileNames = []string{"latency"} // balanced gone since the list was read
+	err := p.StartContainer(ctx, pod("1", map[string]string{annot.CRIOCStates: "max_latency:20"}),
+		ctr("1", "a", "app", api.ContainerState_CONTAINER_CREATED))
+	if err != nil || len(pinsOf(t, f)) != 0 {
+		t.Fatalf("err %v, pins %+v", err, pinsOf(t, f))
+	}
+	if r := f.ReportOf("k8s ns/pod-1/app"); !strings.Contains(r, "balanced:latency_limit_us=20") {
+		t.Errorf("report %q", r)
 	}
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "pin-cgroup.h"
@@ -152,6 +153,31 @@ START_TEST(test_resolve) {
 }
 END_TEST
 
+/* A symbolic link named cgroup.procs in the mount's tmpfs (to a real
+ * cgroup.procs elsewhere) does not make it a hierarchy: the path still
+ * goes below the cpuset mount (faccessat() followed the link). */
+START_TEST(test_resolve_link_is_no_hierarchy) {
+        FakeTree *host = unit_tree(NULL), *cg = unit_tree(NULL);
+        char root[300], mountinfo[1024], target[512], out[PIN_CGROUP_PATH_MAX];
+        ErrorInfo e = {};
+
+        snprintf(root, sizeof(root), "%s", cg->path);
+        snprintf(mountinfo, sizeof(mountinfo), "34 31 0:31 / %s/cpuset rw - cgroup cgroup rw,cpuset\n", root);
+        put(host, "proc/self/mountinfo", mountinfo);
+        put(host, "elsewhere/cgroup.procs", "");
+        snprintf(target, sizeof(target), "%s/elsewhere/cgroup.procs", host->path);
+        ck_assert_int_eq(symlinkat(target, cg->fd, "cgroup.procs"), 0);
+        ck_assert_int_eq(pin_cgroup_resolve(host->fd, cg->fd, root, "kubepods/pod1/c", out, &e), 0);
+        ck_assert_str_eq(out, "cpuset/kubepods/pod1/c");
+        /* the same with the link's target relative to the mount */
+        ck_assert_int_eq(unlinkat(cg->fd, "cgroup.procs", 0), 0);
+        put(cg, "real/cgroup.procs", "");
+        ck_assert_int_eq(symlinkat("real/cgroup.procs", cg->fd, "cgroup.procs"), 0);
+        ck_assert_int_eq(pin_cgroup_resolve(host->fd, cg->fd, root, "kubepods/pod1/c", out, &e), 0);
+        ck_assert_str_eq(out, "cpuset/kubepods/pod1/c");
+}
+END_TEST
+
 START_TEST(test_resolve_without_mountinfo) {
         FakeTree *host = unit_tree(NULL), *cg = unit_tree(NULL);
         char out[PIN_CGROUP_PATH_MAX];
@@ -172,6 +198,7 @@ int main(void) {
         tcase_add_test(tc, test_find_cpuset);
         tcase_add_test(tc, test_place);
         tcase_add_test(tc, test_resolve);
+        tcase_add_test(tc, test_resolve_link_is_no_hierarchy);
         tcase_add_test(tc, test_resolve_without_mountinfo);
         return unit_run(s);
 }

@@ -79,7 +79,9 @@ START_TEST(test_round_trip) {
         spec = pin_spec("cgroup:/system.slice/x.service", "power-saver", "");
         cpuset_add(&spec.cpus, 6);                                                 /* resolved, not given */
         ck_assert_int_eq(pin_registry_add(r, &spec, NULL), 0);                   /* 4 */
-        spec = pin_spec("unit:getty@tty1.service", "balanced", "0,2,4-5");
+        spec = pin_spec("unit:getty@tty1.service",            /* the longest profile name: a derived one */
+                        "a23456789012345678901234567890123456789012345678901234567890123:latency_limit_us=10000000",
+                        "0,2,4-5");
         spec.state = PIN_STATE_WAITING;
         ck_assert_int_eq(pin_registry_add(r, &spec, NULL), 0);                   /* 5 */
         ck_assert_int_eq(pin_registry_hold_add(r, &h, NULL), 0);
@@ -111,6 +113,7 @@ START_TEST(test_round_trip) {
         ck_assert_uint_eq(cpuset_count(&p->cpus), 0);
         p = pin_registry_find(back, 5);
         ck_assert_int_eq(p->target.kind, PIN_TARGET_UNIT);
+        ck_assert_str_eq(p->profile, "a23456789012345678901234567890123456789012345678901234567890123:latency_limit_us=10000000");
         ck_assert_uint_eq(cpuset_count(&p->cpus), 4);
 
         /* a fixed point: what was loaded writes the same text */
@@ -198,7 +201,8 @@ START_TEST(test_bad_entries) {
         load_fails(ONE("{\"id\":3,\"target\":\"pid:5\",\"cpus\":\"\",\"profile\":\"\"}"), "key \"profile\": must be a profile name");
         load_fails(ONE("{\"id\":3,\"target\":\"pid:5\",\"cpus\":\"\",\"profile\":1}"), "key \"profile\": must be a profile name");
         load_fails(ONE("{\"id\":3,\"target\":\"pid:5\",\"cpus\":\"\",\"profile\":"
-                       "\"0123456789012345678901234567890123456789012345678901234567890123\"}"), "key \"profile\"");
+                       "\"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456\"}"),
+                   "key \"profile\": must be a profile name (a string of 1 to 95 bytes)");
         load_fails(ONE("{\"id\":0,\"target\":\"pid:5\",\"cpus\":\"\",\"profile\":\"x\"}"), "pins[0] (id 0): key \"id\": must be an integer");
         load_fails(ONE("{\"id\":\"3\",\"target\":\"pid:5\",\"cpus\":\"\",\"profile\":\"x\"}"), "pins[0]: key \"id\": must be an integer");
         load_fails(ONE("{\"id\":8,\"target\":\"pid:5\",\"start_time\":9,\"cpus\":\"\",\"profile\":\"x\"}"),
