@@ -37,6 +37,13 @@ static int load_dir(const char *dir, ProfileSet *s) {
         return json_dir_foreach(dir, PROFILE_FILE_MAX, load_one, s);
 }
 
+/* The same for the administrator's directory, read as pins.d is: a profile
+ * decides what root writes to every CPU's idle knobs, so a file (or the
+ * directory) anyone but root could write is refused, named in the log. */
+static int load_admin_dir(const char *dir, ProfileSet *s) {
+        return json_dir_foreach_root_only(dir, PROFILE_FILE_MAX, load_one, s);
+}
+
 /* Returns the number of bad files, or -EINVAL / -ENOMEM. */
 int profiles_load(const char *builtin_dir, const char *override_dir, bool strict, ProfileSet *ret) {
         _cleanup_free_ ProfileSet *s = calloc(1, sizeof(ProfileSet));
@@ -47,7 +54,7 @@ int profiles_load(const char *builtin_dir, const char *override_dir, bool strict
         r = load_dir(builtin_dir, s);
         if (r >= 0) {
                 bad = r;
-                r = load_dir(override_dir, s);
+                r = load_admin_dir(override_dir, s);
         }
         if (r < 0)
                 return r;

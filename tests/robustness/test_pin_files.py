@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Pins taken from files (issue 23, smaller items): a pins.json PID entry
 without a start time re-pins whatever process has that PID today; a pins.d
-rule file is taken whoever owns it and whoever may write to it.
+rule file is taken whoever owns it and whoever may write to it; so is a
+profiles.d file, which decides what root writes to every CPU's idle knobs.
 
 Expected: the PID entry is refused, named in the log (its place in the
 file and the key), and no process is pinned; a rule file not owned by root
@@ -146,6 +147,49 @@ class PinsDirOwner(PinFilesTestCase):
                         f'the directory\'s refusal is not named:\n{out}')
         self.assertEqual(self.pins(), [])
         self.assertEqual(affinity(child.pid), [0, 1])
+
+
+class ProfilesDirOwner(PinFilesTestCase):
+    """A profile in the administrator's profiles.d (the fixture's
+    --profile-override-dir): loaded when root's, refused as pins.d is
+    otherwise."""
+
+    def setUp(self):
+        super().setUp()
+        with open(os.path.join(T.PROFILE_DIR, 'latency.json'), encoding='utf-8') as f:
+            profile = json.load(f)
+        profile['name'] = 'hostile'
+        self.file = os.path.join(self.profiles_d, 'hostile.json')
+        with open(self.file, 'w', encoding='utf-8') as f:
+            json.dump(profile, f)
+        os.chmod(self.file, 0o644)
+
+    def profiles(self):
+        return sorted(str(p) for p in self.manager_prop('Profiles'))
+
+    def assert_refused(self, path, why):
+        self.start()
+        out = self.daemon.output()
+        self.assertTrue([line for line in out.splitlines() if path in line and why in line],
+                        f'no log line names {path} and "{why}":\n{out}')
+        self.assertNotIn('hostile', self.profiles(), 'the refused file\'s profile was loaded')
+        self.assert_daemon_alive()
+
+    def test_root_owned_file_is_loaded(self):
+        self.start()
+        self.assertIn('hostile', self.profiles())
+
+    def test_not_owned_by_root(self):
+        os.chown(self.file, T.NOBODY, 0)
+        self.assert_refused(self.file, f'owned by uid {T.NOBODY}')
+
+    def test_writable_by_others(self):
+        os.chmod(self.file, 0o646)
+        self.assert_refused(self.file, 'writable by others')
+
+    def test_directory_writable_by_others(self):
+        os.chmod(self.profiles_d, 0o777)
+        self.assert_refused(self.profiles_d, 'writable by others')
 
 
 if __name__ == '__main__':
