@@ -70,11 +70,26 @@
  *   select   given teo's choice c and the deepest state the latency limit
  *            allows (limit >= c), the enabled state j <= limit (within the
  *            guard) with the least mean cost in the entry's row, if that is
- *            less than the mean cost of c there; c otherwise, and while the
- *            row has seen fewer than WTEO_MIN_SAMPLES wakeups.  A state
+ *            less than the mean cost of c there; c otherwise.  A state
  *            deeper than the timer allows is taken only when the row's
  *            timers fire late enough to pay for it.  One entry in
  *            2^explore_shift takes c as it is (explore_shift 0: never).
+ *
+ *   young    a row that has seen fewer than WTEO_MIN_SAMPLES wakeups
+ *            knows nothing of its entries yet, and one entry of a deep
+ *            state woken at once pays its whole exit latency: there the
+ *            choice is the state whose worst regret over what the entry can
+ *            turn out to be is least (minimax regret, from the table and
+ *            the time to the timer alone), if it is shallower than c; c
+ *            otherwise.  The outcomes: a wakeup that is not the timer's
+ *            right after entry or just before the timer (both pay the exit
+ *            latency), and the timer's.  The regret of j is its cost less
+ *            the least cost of any state the limit allows for the same
+ *            outcome; between the two early ends it is convex in the idle
+ *            time (j's cost is linear in it, the least of them concave),
+ *            so the ends bound it.  A young row never goes deeper than c:
+ *            teo's history has not vouched for the latency a deeper state
+ *            risks.
  *
  *   reflect  after the wakeup: W row s learns the right state, row r
  *            learns the idle time (the real one, past the timer if the
@@ -408,6 +423,51 @@ static inline u64 wteo_row_latency(const struct wteo_cpu *cpu, u32 r, u32 j)
 	return ((u64)cpu->latency[j] * cpu->rows[r].share) >> 15;
 }
 
+/* What entering j costs (energy plus the latency price) for each outcome
+ * of an entry the timer t time units away: a wakeup that is not the
+ * timer's right after entry (*now), the timer's (*timer), one that is not
+ * just before the timer (*before). */
+static inline void wteo_outcomes(const struct wteo_cpu *cpu, u32 j, u32 t, u64 *now, u64 *timer, u64 *before)
+{
+	*timer = (u64)cpu->energy[j] + (u64)wteo_power(j) * t;
+	*now = (u64)cpu->energy[j] + cpu->latency[j];
+	*before = *timer + cpu->latency[j];
+}
+
+/* A young row's choice: of the enabled states up to limit, the one whose
+ * worst regret over the three outcomes is least, if shallower than c; c
+ * otherwise. */
+static inline u32 wteo_select_young(const struct wteo_cpu *cpu, u32 c, u32 limit, u32 enabled)
+{
+	u64 least_now = ~0ull, least_timer = ~0ull, least_before = ~0ull, least_worst = ~0ull;
+	u64 now, timer, before, worst;
+	u32 best = c, j;
+
+	for (j = 0; j <= limit; j++) {
+		if (!((enabled >> j) & 1u))
+			continue;
+		wteo_outcomes(cpu, j, cpu->sleep, &now, &timer, &before);
+		least_now = now < least_now ? now : least_now;
+		least_timer = timer < least_timer ? timer : least_timer;
+		least_before = before < least_before ? before : least_before;
+	}
+	for (j = 0; j <= limit; j++) {
+		if (!((enabled >> j) & 1u))
+			continue;
+		wteo_outcomes(cpu, j, cpu->sleep, &now, &timer, &before);
+		worst = now - least_now;
+		if (timer - least_timer > worst)
+			worst = timer - least_timer;
+		if (before - least_before > worst)
+			worst = before - least_before;
+		if (worst < least_worst) {
+			least_worst = worst;
+			best = j;
+		}
+	}
+	return best < c ? best : c;
+}
+
 /* After a wakeup: W row s (the timer's state at entry) learns right (the
  * state the measured idle time called for); the entry's row learns the
  * idle time idle_ns (measured, past the timer if it fired late) and
@@ -436,7 +496,8 @@ static inline void wteo_reflect(struct wteo_cpu *cpu, const struct wteo_params *
 /* The state to enter after teo chose c, the timer sleep_ns away pointing
  * at state s, with limit the deepest state the latency limit allows.
  * Returns c when no enabled state at or below limit (within the energy
- * guard) costs less than c in the entry's row. */
+ * guard) costs less than c in the entry's row; in a young row, the least
+ * worst regret's state if shallower than c. */
 static inline u32 wteo_select(struct wteo_cpu *cpu, const struct wteo_params *p, u32 s, u64 sleep_ns, u32 c,
 			      u32 limit, u32 enabled)
 {
@@ -458,7 +519,7 @@ static inline u32 wteo_select(struct wteo_cpu *cpu, const struct wteo_params *p,
 	if (p->explore_shift && (cpu->entries & ((1u << p->explore_shift) - 1)) == 0)
 		return c;
 	if (cpu->rows[r].samples < WTEO_MIN_SAMPLES)
-		return c;
+		return wteo_select_young(cpu, c, limit, enabled);
 	mean = wteo_row_mean(cpu, r);
 	best_cost = wteo_row_energy(cpu, c, mean) + wteo_row_latency(cpu, r, c);
 	if (cpu->price <= WTEO_ONE && cpu->balance < 0) {

@@ -3,9 +3,9 @@
  * clamp, convergence, aging; the states' modelled costs, the price of
  * latency; the rows (half octaves of the time to the timer), a row's
  * averages, every state priced from them, the choice against teo's, cold
- * rows, the energy guard and the balance behind it, late timers (deeper
- * than the timer), one state, disabled states, the latency limit,
- * learning through reflect, exploration. */
+ * rows and their least worst regret, the energy guard and the balance
+ * behind it, late timers (deeper than the timer), one state, disabled
+ * states, the latency limit, learning through reflect, exploration. */
 #include <check.h>
 
 #include "unit.h"
@@ -275,7 +275,8 @@ START_TEST(test_select_prices_states) {
 }
 END_TEST
 
-/* A row decides after WTEO_MIN_SAMPLES wakeups; until then teo's choice. */
+/* A row decides after WTEO_MIN_SAMPLES wakeups; until then teo's choice
+ * when nothing shallower has a lower worst regret (teo chose 0 here). */
 START_TEST(test_select_cold_row) {
         struct wteo_params p = defaults();
         struct wteo_cpu c;
@@ -291,6 +292,38 @@ START_TEST(test_select_cold_row) {
         /* 2: 6144 + 256 * 300 + 10240 = 93184 against 3's 70144 + 102400
          * and teo's 0 (307200). */
         ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 0, 3, ALL), 2);
+}
+END_TEST
+
+/* A young row (no wakeup learned): the least worst regret over a wakeup
+ * at once, the timer's and one just before it, never deeper than teo's
+ * choice.  init4(): energies 0, 1024, 6144, 31744, latencies 0, 1024,
+ * 10240, 102400.  Timer 2000 away: the worst regrets are 1760256 (the
+ * timer's, for 0), 737280, 230400 and 134144 (a wakeup at once, for 3):
+ * 3.  Timer 500 away: 416256, 161280, 38400 (the timer's: 134144 against
+ * 3's 95744) and 134144: 2.  With 2 disabled: 416256, 161280, 134144: 3;
+ * with the limit at 1: 254976 and 2048: 1. */
+START_TEST(test_select_young_row) {
+        struct wteo_params p = defaults();
+        struct wteo_cpu c;
+
+        init4(&c, WTEO_TOLERANCE_DEFAULT);
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 3, 3, ALL), 3);
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 500 << 10, 3, 3, ALL), 2);
+        /* Never deeper than teo's choice. */
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 500 << 10, 1, 3, ALL), 1);
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 500 << 10, 3, 3, ALL & ~(1u << 2)), 3);
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 500 << 10, 1, 1, ALL), 1);
+        /* A latency price 10.2 times the default's (10444 a unit): a
+         * wakeup at once costs 3 31744 + 1044400 = 1076144, more than
+         * 2's worst regret (230400, the timer's): 2 at 2000 units too. */
+        wteo_set_tolerance(&c, 10);
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 2000 << 10, 3, 3, ALL), 2);
+        /* A row with WTEO_MIN_SAMPLES wakeups, all the timer's, decides by
+         * its averages: 3 (95744 at 500 units) where a young row took 2. */
+        set_row(&c, 500, 0, 0, 0);
+        wteo_set_tolerance(&c, WTEO_TOLERANCE_DEFAULT);
+        ck_assert_uint_eq(wteo_select(&c, &p, 3, 500 << 10, 3, 3, ALL), 3);
 }
 END_TEST
 
@@ -488,6 +521,7 @@ int main(void) {
         tcase_add_test(tc, test_learn_row);
         tcase_add_test(tc, test_select_prices_states);
         tcase_add_test(tc, test_select_cold_row);
+        tcase_add_test(tc, test_select_young_row);
         tcase_add_test(tc, test_energy_guard);
         tcase_add_test(tc, test_balance);
         tcase_add_test(tc, test_deeper_than_timer);
