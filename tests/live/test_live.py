@@ -112,27 +112,13 @@ def record_knobs():
     return {p: read_knob(p) for p in knob_paths()}
 
 
-# One user of the real idle knobs at a time: the live suites and
-# bench/live take this lock before they record anything (waiting up to 4
-# minutes for another holder, then skipping).
-KNOBS_LOCK = '/run/idlepolicy-knobs.lock'
+# One user of the real idle knobs at a time (knobslock.py): taken before
+# anything is recorded, or held for us by an ancestor (scripts/under-load).
+import knobslock  # noqa: E402
 
-
-def take_knobs_lock(wait_s=240):
-    import fcntl
-    f = open(KNOBS_LOCK, 'a')
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return f
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                skip(f'{KNOBS_LOCK} is held by another live suite or benchmark')
-            time.sleep(1)
-
-
-_knobs_lock = take_knobs_lock()
+_knobs_lock = knobslock.take()
+if _knobs_lock is None:
+    skip(knobslock.HELD_ELSEWHERE)
 RECORDED = record_knobs()
 ONLINE = read_knob('/sys/devices/system/cpu/online')   # compared after each test
 _children = []
