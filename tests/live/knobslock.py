@@ -11,13 +11,16 @@ holds the lock (an exclusive flock listed in /proc/PID/fdinfo of its file
 on the lock), runs under it instead of waiting for itself.
 
 As a command, `knobslock.py COMMAND [ARG...]` takes the lock (or finds it
-held as above) and runs COMMAND in its place, with the lock: the live
-suite's shell tests run so (tests/live/meson.build)."""
+held as above), checks that the machine is at its defaults (preflight.py:
+exits 99 naming each knob that is not) and runs COMMAND in its place, with
+the lock: the live suite's shell tests run so (tests/live/meson.build)."""
 
 import fcntl
 import os
 import sys
 import time
+
+import preflight
 
 KNOBS_LOCK = '/run/idlepolicy-knobs.lock'
 HOLDER_ENV = 'IDLEPOLICY_KNOBS_LOCK_HOLDER'
@@ -101,6 +104,7 @@ def main(argv):
     if lock is None:
         print(f'1..0 # SKIP {HELD_ELSEWHERE}', flush=True)
         return 77
+    preflight.check_or_exit()
     if lock is not True:
         os.set_inheritable(lock.fileno(), True)
         os.environ[HOLDER_ENV] = str(os.getpid())

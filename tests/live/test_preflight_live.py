@@ -38,8 +38,8 @@ def halt_disable():
     return None
 
 
-def run(argv, **env):
-    e = dict(os.environ, **{knobslock.HOLDER_ENV: str(os.getpid())}, **env)
+def run(argv, holder, **env):
+    e = dict(os.environ, **{knobslock.HOLDER_ENV: str(holder)}, **env)
     return subprocess.run(argv, capture_output=True, text=True, env=e, timeout=60, check=False)
 
 
@@ -53,6 +53,9 @@ def main():
     if lock is None:
         skip(knobslock.HELD_ELSEWHERE)
     preflight.check_or_exit()
+    # The children run under our lock, or under our ancestor's
+    # (scripts/under-load) when it holds it for us.
+    holder = os.environ[knobslock.HOLDER_ENV] if lock is True else os.getpid()
     saved = {p: preflight.read(p) for p in (disable, latency)}
 
     def put_back(*_):
@@ -71,7 +74,7 @@ def main():
         for name, argv in (('knobslock.py true', [sys.executable, f'{HERE}/knobslock.py', 'true']),
                            ('test_live.py', [sys.executable, f'{HERE}/test_live.py'])):
             for mode, want in (('fail', 99), ('skip', 77)):
-                r = run(argv, IDLEPOLICY_LIVE_PREFLIGHT=mode)
+                r = run(argv, holder, IDLEPOLICY_LIVE_PREFLIGHT=mode)
                 expect = [f'{disable} = 1, default 0', f'{latency} = n/a, default 0', 'before the test started']
                 missing = [e for e in expect if e not in r.stderr]
                 print(f'{name}, IDLEPOLICY_LIVE_PREFLIGHT={mode}: exit {r.returncode}')
