@@ -115,11 +115,11 @@ class Consolidation(E.Enforce):
             self.fail(f'the background was not packed onto CPU 0 in 20 s (cpuset.cpus {self.cpuset()}) and the '
                       f'daemon gave no reason it cannot; its consolidation status: {json.dumps(last)}')
         if how == 'off':
-            util = last.get('machine_util')
+            util, bg = last.get('machine_util'), last.get('background_cpus')
             self.assertEqual(self.cpuset(), ORIGINAL, 'consolidation is off but the background was confined')
             self.skipTest(f'the daemon does not consolidate now: "{last.get("reason")}" (machine '
                           f'{"?" if util is None else f"{100 * util:.0f}%"} busy, background '
-                          f'{last.get("background_cpus")} CPUs): the machine is too busy for this test')
+                          f'{"?" if bg is None else f"{bg:.2f}"} CPUs): the machine is too busy for this test')
         for p in self.programs:
             T.wait_for(lambda pid=p.pid: allowed_cpus(pid) == '0', what='the programs\' affinity CPU 0')
         st = self.status()['consolidation']

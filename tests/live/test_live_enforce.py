@@ -283,7 +283,9 @@ class Enforce(L.Live):
             # The helper refuses runs during which the CPU hardly idled (a
             # busy shared machine); the daemon says so in its log.
             self.assertIn('not using the run', self.daemon.output())
-            self.skipTest('the calibration measured no state (the machine was too busy to idle)')
+            self.skipTest(f'the calibration measured no state (the machine was too busy to idle: load average '
+                          f'{os.getloadavg()[0]:.1f}; the daemon: '
+                          f'{[l for l in self.daemon.output().splitlines() if "not using the run" in l][:1]})')
         # Whatever the measured halt cost, the latency plan changes a real
         # knob here: the halt state capped, polling only, a poll window, or
         # (governor auto) the governor.
