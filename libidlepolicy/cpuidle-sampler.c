@@ -513,10 +513,23 @@ static int cpu_read(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, Erro
         return r;
 }
 
+/* The sum of cpu's usage counters as last read (0: never read). */
+static uint64_t usage_sum(const SamplerCpu *c) {
+        uint64_t sum = 0;
+
+        for (unsigned k = 0; k < c->n_states; k++)
+                sum += c->last[k].usage;
+        return sum;
+}
+
 /* Samples one CPU, reopening its fds first if needed or once when they
- * turn out stale.  Returns 0 or a negative errno. */
+ * turn out stale.  A reopen asked for (a governor switch) that finds the
+ * usage counters started again below what they were also counts as stale:
+ * the kernel registered the CPU's cpuidle device anew (it went offline and
+ * back) after the switch, before this read.  Returns 0 or a negative errno. */
 static int sampler_cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample *out, ErrorInfo *e) {
         SamplerCpu *c = &s->cpus[cpu];
+        uint64_t before = 0;
         int r;
 
         if (!c->wanted) {
@@ -524,11 +537,16 @@ static int sampler_cpu_sample(CpuidleSampler *s, unsigned cpu, CpuidleCpuSample 
                 return 0;
         }
         if (c->needs_open) {
+                before = usage_sum(c);
                 r = cpu_open(s, cpu, e);
                 if (r < 0)
                         return r;
         }
         r = cpu_read(s, cpu, out, e);
+        if (r >= 0 && usage_sum(c) < before) {
+                out->stale_reopens = ++c->stale_reopens;
+                return 0;
+        }
         if (r != -ENODEV && r != -ENOENT)
                 return r;
         r = cpu_open(s, cpu, e);

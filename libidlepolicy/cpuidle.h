@@ -178,7 +178,9 @@ typedef struct CpuidleCpuSample {
                                      * opened again: its cpuidle files were removed and made
                                      * again (the CPU went offline and back) since they were
                                      * opened; a reopen asked for (a governor change,
-                                     * cpuidle_sampler_invalidate()) does not count */
+                                     * cpuidle_sampler_invalidate()) does not count,
+                                     * unless the usage counters it then reads restarted
+                                     * below the last ones (the CPU flapped meanwhile) */
         uint32_t resume_latency_us; /* CPUIDLE_RESUME_LATENCY_NA for "n/a" */
         bool has_resume_latency;
         CpuidleStateCounters states[CPUIDLE_STATES_MAX];

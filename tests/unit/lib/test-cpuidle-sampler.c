@@ -320,6 +320,36 @@ START_TEST(test_sampler_cpu_offline_and_back) {
 }
 END_TEST
 
+/* A governor switch asks for a reopen; the CPU goes offline and back
+ * before the next read (its cpuidle device registered anew, its counters
+ * started again from 0): counted as stale, so the daemon sees the hotplug
+ * (live-pins' flap within a tick on a busy machine missed it).  A reopen
+ * without a flap (the counters carried on) is not counted. */
+START_TEST(test_sampler_flap_behind_a_reopen) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_cpuidle_sampler_ CpuidleSampler *s = sampler_mode(t->fd, _i);
+        FakeCounters d = { .usage = 7 };
+        CpuidleCpuSample out[2];
+
+        ck_assert_int_eq(faketree_bump_state(t->fd, 1, 1, &d), 0);
+        read_ok(s, out);
+        uint64_t stale = out[1].stale_reopens;
+        ck_assert_uint_eq(out[1].states[1].usage, 7);
+        cpuidle_sampler_invalidate(s);
+        read_ok(s, out);
+        ck_assert_uint_eq(out[1].stale_reopens, stale);
+        ck_assert_int_eq(faketree_set_offline(t->fd, 1), 0);
+        ck_assert_int_eq(faketree_set_online(t->fd, 1), 0);
+        d.usage = 2;
+        ck_assert_int_eq(faketree_bump_state(t->fd, 1, 1, &d), 0);
+        cpuidle_sampler_invalidate(s);
+        read_ok(s, out);
+        ck_assert_uint_eq(out[1].states[1].usage, 2);
+        ck_assert_uint_eq(out[1].stale_reopens, stale + 1);
+        ck_assert_uint_eq(out[0].stale_reopens, 0);
+}
+END_TEST
+
 START_TEST(test_sampler_offline_and_no_driver) {
         FakeTreeOptions o = unit_options(3, 0);
         o.offline = "1";
@@ -383,6 +413,7 @@ int main(void) {
         tcase_add_loop_test(sampler, test_sampler_invalidate, 0, _MODE_MAX);
         tcase_add_loop_test(sampler, test_sampler_cpu_vanished, 0, _MODE_MAX);
         tcase_add_loop_test(sampler, test_sampler_cpu_offline_and_back, 0, _MODE_MAX);
+        tcase_add_loop_test(sampler, test_sampler_flap_behind_a_reopen, 0, _MODE_MAX);
         tcase_add_loop_test(sampler, test_sampler_offline_and_no_driver, 0, _MODE_MAX);
         tcase_add_test(sampler, test_sampler_fd_limit);
         return unit_run(s);
