@@ -27,7 +27,6 @@ import time
 import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BENCH = os.path.join(HERE, '..', '..', 'bench')
 CACHE = os.environ.get('IDLEPOLICY_K8S_CACHE', '/var/cache/idlepolicy-k8s')
 CGROUP_ROOT = '/sys/fs/cgroup'
 BUSYBOX = 'localhost/idlepolicy-busybox:test'
@@ -41,16 +40,15 @@ def skip(why):
 
 
 def knobs_lock(wait_s=600):
-    """Takes the machine's lock (bench/live's take_knobs_lock: waits up to
-    wait_s, then skips).  Returns the open file (the lock lasts as long as
-    it is open)."""
-    sys.path.insert(0, BENCH)
-    from scriptmod import load  # bench/scriptmod.py
-    live = load('bench_live', os.path.join(BENCH, 'live'))
-    try:
-        return live.take_knobs_lock(wait_s)
-    except SystemExit as e:
-        skip(str(e))
+    """Takes the machine's lock (tests/live/knobslock.py: waits up to
+    wait_s, then skips), or finds it held for us by an ancestor
+    (scripts/under-load).  Returns what keeps it (the open file, or True)."""
+    sys.path.insert(0, os.path.join(HERE, '..', 'live'))
+    import knobslock  # noqa: E402  tests/live/knobslock.py
+    lock = knobslock.take(wait_s)
+    if lock is None:
+        skip(knobslock.HELD_ELSEWHERE)
+    return lock
 
 
 def binaries():
