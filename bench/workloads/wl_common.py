@@ -4,6 +4,9 @@
 Every runner runs one real program for --seconds N and prints ONE JSON line:
 the program's own score plus what the whole machine burned meanwhile.
 
+  cpu_s_precise  the same from the cpuidle time counters (µs, each CPU's
+           read on that CPU): per CPU, the time of the measured phase less
+           the time in non-polling idle states
   cpu_s    busy CPU seconds of the whole machine from /proc/stat deltas:
            (user + nice + system + irq + softirq) jiffies / USER_HZ
            (guest time is already inside user; steal is reported apart)
@@ -64,10 +67,61 @@ def _poll_time_us():
     return total
 
 
+def _idle_states():
+    """{cpu: [(time file, polling)]} of every online CPU with cpuidle."""
+    out = {}
+    for d in sorted(glob.glob("/sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*")):
+        cpu = int(d.split("/")[5][3:])
+        try:
+            with open(os.path.join(d, "name")) as f:
+                polling = f.read().strip() == "POLL"
+        except OSError:
+            continue
+        out.setdefault(cpu, []).append((os.path.join(d, "time"), polling))
+    return out
+
+
+def _idle_read(states):
+    """{cpu: (monotonic s, µs in non-polling states)}, each CPU's counters
+    read from that CPU itself: a CPU idle at the moment of the read has not
+    yet been credited with its current idle period (the kernel adds it at
+    the exit), so running the read there makes its counters complete.
+    Falls back to reading from anywhere when the affinity cannot be set."""
+    out = {}
+    try:
+        mask = os.sched_getaffinity(0)
+    except OSError:
+        mask = None
+    for cpu, files in states.items():
+        try:
+            os.sched_setaffinity(0, {cpu})
+        except OSError:
+            pass
+        t = time.monotonic()
+        halted = 0
+        for path, polling in files:
+            if polling:
+                continue
+            try:
+                with open(path) as f:
+                    halted += int(f.read())
+            except (OSError, ValueError):
+                pass
+        out[cpu] = (t, halted)
+    if mask is not None:
+        try:
+            os.sched_setaffinity(0, mask)
+        except OSError:
+            pass
+    return out
+
+
 class CpuMeter:
     """Whole-machine CPU use between start() and stop()."""
 
     def start(self):
+        self.states = _idle_states()
+        self.i0 = _idle_read(self.states)
         self.t0 = time.monotonic()
         self.s0 = _proc_stat()
         self.p0 = _poll_time_us()
@@ -76,6 +130,16 @@ class CpuMeter:
         self.t1 = time.monotonic()
         self.s1 = _proc_stat()
         self.p1 = _poll_time_us()
+        self.i1 = _idle_read(self.states)
+
+    def precise_cpu_s(self):
+        """CPU seconds not spent in a non-polling idle state, per CPU from
+        the cpuidle time counters (µs) over the CPU's own read times:
+        busy + polling + the idle loop's own work, without the 10 ms
+        sampling of /proc/stat's busy time.  None without cpuidle."""
+        if not self.i0 or set(self.i0) != set(self.i1):
+            return None
+        return sum((self.i1[c][0] - self.i0[c][0]) - (self.i1[c][1] - self.i0[c][1]) / 1e6 for c in self.i0)
 
     def fields(self):
         busy = (self.s1["busy"] - self.s0["busy"]) / USER_HZ
@@ -84,6 +148,7 @@ class CpuMeter:
             "cpu_s": round(busy, 3),
             "poll_s": round(poll, 3),
             "cpu_s_with_poll": round(busy + poll, 3),
+            "cpu_s_precise": None if self.precise_cpu_s() is None else round(self.precise_cpu_s(), 4),
             "steal_s": round((self.s1["steal"] - self.s0["steal"]) / USER_HZ, 3),
             "seconds": round(self.t1 - self.t0, 3),
             "ncpus": os.cpu_count(),

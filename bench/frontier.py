@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The stock frontier of bench/live: what a user could get from the stock
+settings alone (one sysfs write each), against which the daemon's profiles
+are judged.
+
+A program's result under a setting is a point (CPU s, score).  Scores are
+turned into "goodness" (the score, or minus the score where lower is
+better) so that up is always better.  Two settings can be mixed in time
+(the first for a share of the run, the second for the rest), so every
+point on a segment between two stock points is within a user's reach: the
+frontier is the upper concave hull of the stock points, and at a CPU c
+the best a user reaches is the hull's best at no more than c:
+
+    reach(c) = max { hull(c') : c' <= c }
+
+(less CPU than the cheapest stock point: nothing is reached, so nothing
+there can be dominated).  A profile's distance to the frontier is its
+goodness minus reach(its own CPU), in % of polling's whole gain (the
+goodness of polling only over that of the stock setting as found).
+
+Pure functions on plain numbers: bench/live feeds them its runs, the tests
+(tests/cli/test-frontier.py) hand-made points."""
+import statistics
+
+
+def goodness(score, higher_is_better):
+    return score if higher_is_better else -score
+
+
+def upper_hull(points):
+    """The upper concave hull of [(cpu, good)], left to right (a point of
+    the same CPU as another but less good is dropped)."""
+    pts = sorted(set(points))
+    hull = []
+    for p in pts:
+        while hull and hull[-1][0] == p[0]:
+            hull.pop()                              # same CPU: the better one (sorted last) wins
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            # drop the middle point when it lies on or below the chord
+            if (y2 - y1) * (p[0] - x1) <= (p[1] - y1) * (x2 - x1):
+                hull.pop()
+            else:
+                break
+        hull.append(p)
+    return hull
+
+
+def hull_at(hull, c):
+    """The hull's value at CPU c (None outside its CPU range)."""
+    if not hull or c < hull[0][0] or c > hull[-1][0]:
+        return None
+    for (x1, y1), (x2, y2) in zip(hull, hull[1:]):
+        if x1 <= c <= x2:
+            return y1 if x2 == x1 else y1 + (y2 - y1) * (c - x1) / (x2 - x1)
+    return hull[0][1]
+
+
+def reach(points, c):
+    """The best goodness any stock setting or mix of two reaches at no more
+    than CPU c; None when every stock point needs more CPU than c."""
+    hull = upper_hull(points)
+    if not hull or c < hull[0][0]:
+        return None
+    best = max(y for x, y in hull if x <= c)
+    at = hull_at(hull, c)
+    return best if at is None else max(best, at)
+
+
+def distance_pct(points, c, good, gain):
+    """(good - reach(c)) in % of gain; None when nothing is reached at c or
+    there is no gain to measure against."""
+    r = reach(points, c)
+    if r is None or not gain or gain <= 0:
+        return None
+    return 100.0 * (good - r) / gain
+
+
+def spread(vals):
+    vals = [v for v in vals if v is not None]
+    return (min(vals), max(vals)) if vals else (None, None)
+
+
+def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_median, gain_median, no_gain_pct=None):
+    """The verdict on one profile for one program.
+
+    stock_rounds: per round, [(cpu, good)] of the stock settings measured
+    in that round; profile_rounds: per round, (cpu, good) or None;
+    gain_rounds: per round, polling's gain; the medians likewise.  A
+    profile is dominated when it is below the frontier at its own CPU on
+    the medians and in every round (no round reaches the hull: beyond the
+    noise of the rounds); undominated otherwise.  Where polling gains
+    nothing (gain within the noise: no_gain_pct given by the caller) the
+    distance is not measured in % of a gain and the verdict is left to the
+    caller's CPU criterion.  Returns a dict: distance_pct (medians),
+    rounds_pct (per round), min_pct, max_pct, reach (goodness at the
+    profile's CPU), verdict ("undominated", "dominated", "cheaper than any
+    stock setting", or None)."""
+    d = distance_pct(stock_medians, profile_median[0], profile_median[1], gain_median) if profile_median else None
+    rounds = []
+    for pts, prof, g in zip(stock_rounds, profile_rounds, gain_rounds):
+        rounds.append(None if prof is None or not pts else distance_pct(pts, prof[0], prof[1], g))
+    lo, hi = spread(rounds)
+    r = reach(stock_medians, profile_median[0]) if profile_median else None
+    if profile_median is None:
+        verdict = None
+    elif r is None:
+        verdict = 'cheaper than any stock setting'
+    elif no_gain_pct is not None or d is None:
+        verdict = None
+    else:
+        verdict = 'dominated' if d < 0 and hi is not None and hi < 0 else 'undominated'
+    return {'distance_pct': d, 'rounds_pct': rounds, 'min_pct': lo, 'max_pct': hi, 'reach': r, 'verdict': verdict}
+
+
+def best_stock_cpu(stock_medians, tolerance):
+    """The least CPU of the stock settings whose goodness is within
+    tolerance of the best one's (where no setting gains anything, the
+    cheapest of those that lose nothing)."""
+    best = max(g for _, g in stock_medians)
+    return min(c for c, g in stock_medians if g >= best - tolerance)
+
+
+def median(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def _good_points(cell, hib):
+    """(medians point, {round: point}) of one configuration's cell."""
+    if not cell or not cell.get('n'):
+        return None, {}
+    med_pt = (cell['cpu_s'], goodness(cell['score'], hib))
+    per = {}
+    for rnd, sc, c in zip(cell.get('rounds') or [], cell.get('scores') or [], cell.get('cpus') or []):
+        if rnd is not None and sc is not None and c is not None:
+            per[rnd] = (c, goodness(sc, hib))
+    return med_pt, per
+
+
+def _half_range(vals):
+    vals = [v for v in vals if v is not None]
+    return (max(vals) - min(vals)) / 2 if len(vals) >= 2 else 0.0
+
+
+def program(cells, stock, profiles, base='stock', polling='poll-only', cpu_tolerance=0.02):
+    """One program's frontier and every profile's place against it.
+
+    cells: {config: summary cell (score, cpu_s, scores, cpus, rounds,
+    higher_is_better)}.  Returns a dict with the stock points, the hull,
+    polling's gain, the noise (the median half-range of the stock
+    settings' goodness over the rounds), whether anything is to gain
+    (polling's gain above twice the noise and above 2% of the stock
+    score), and per profile judge()'s verdict; where nothing is to gain,
+    the verdict is the profile's CPU against the best stock CPU (within
+    cpu_tolerance: "within N% of the best stock CPU", else "above")."""
+    hib = next((c.get('higher_is_better') for c in cells.values() if c and c.get('n')), True)
+    stock_med, stock_rounds = {}, {}
+    for cfg in stock:
+        med_pt, per = _good_points(cells.get(cfg), hib)
+        if med_pt:
+            stock_med[cfg] = med_pt
+            for rnd, pt in per.items():
+                stock_rounds.setdefault(rnd, {})[cfg] = pt
+    if base not in stock_med:
+        return None
+    noise = median([_half_range([goodness(v, hib) for v in (cells[c].get('scores') or [])]) for c in stock_med]) or 0.0
+    gain_of = (lambda pts: pts[polling][1] - pts[base][1] if polling in pts and base in pts else None)
+    gain = gain_of(stock_med)
+    base_good = stock_med[base][1]
+    has_gain = gain is not None and gain > 2 * noise and gain > 0.02 * abs(base_good)
+    best_cpu = best_stock_cpu(list(stock_med.values()), max(noise, 0.01 * abs(base_good)))
+    out = {'higher_is_better': hib, 'stock': stock_med, 'hull': upper_hull(list(stock_med.values())),
+           'gain': gain, 'noise': noise, 'has_gain': has_gain, 'best_stock_cpu': best_cpu, 'profiles': {}}
+    rounds = sorted(stock_rounds)
+    for cfg in profiles:
+        med_pt, per = _good_points(cells.get(cfg), hib)
+        if not med_pt:
+            continue
+        j = judge([list(stock_rounds[r].values()) for r in rounds], [per.get(r) for r in rounds],
+                  [gain_of(stock_rounds[r]) for r in rounds], list(stock_med.values()), med_pt, gain,
+                  no_gain_pct=None if has_gain else 0)
+        j['cpu_s'], j['good'] = med_pt
+        j['cpu_over_best_pct'] = 100.0 * (med_pt[0] / best_cpu - 1) if best_cpu else None
+        if not has_gain:
+            j['verdict'] = (f'within {100 * cpu_tolerance:.0f}% of the best stock CPU'
+                            if med_pt[0] <= best_cpu * (1 + cpu_tolerance) else
+                            f'{j["cpu_over_best_pct"]:.0f}% above the best stock CPU')
+        out['profiles'][cfg] = j
+    return out

@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""bench/frontier.py on hand-made points: the upper hull of the stock
+settings (mixes of two), the reach at a CPU, the distance in % of
+polling's gain, and the verdicts (dominated only when below in the
+medians and in every round; the CPU criterion where nothing is to
+gain)."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, sys.argv.pop(1))
+import frontier  # noqa: E402
+
+
+def cell(scores, cpus, hib=True):
+    return {'n': len(scores), 'score': sorted(scores)[len(scores) // 2], 'cpu_s': sorted(cpus)[len(cpus) // 2],
+            'scores': scores, 'cpus': cpus, 'rounds': list(range(1, len(scores) + 1)), 'higher_is_better': hib}
+
+
+class Frontier(unittest.TestCase):
+    def test_hull_drops_points_below_the_chord(self):
+        pts = [(1, 10), (2, 12), (3, 30), (5, 31), (5, 20)]
+        self.assertEqual(frontier.upper_hull(pts), [(1, 10), (3, 30), (5, 31)])
+
+    def test_reach_is_the_best_at_no_more_cpu(self):
+        pts = [(1, 10), (3, 30), (5, 31)]
+        self.assertIsNone(frontier.reach(pts, 0.5))
+        self.assertEqual(frontier.reach(pts, 2), 20)        # halfway along the mix of the first two
+        self.assertEqual(frontier.reach(pts, 9), 31)        # beyond the last: its score
+        self.assertEqual(frontier.distance_pct(pts, 2, 25, 21), 100.0 * 5 / 21)
+
+    def test_verdicts(self):
+        cells = {'stock': cell([100, 102], [1.0, 1.0]), 'poll-only': cell([200, 202], [9.0, 9.0]),
+                 'haltpoll-50us': cell([190, 192], [5.0, 5.0]),
+                 'below': cell([120, 121], [5.0, 5.0]), 'noisy': cell([150, 195], [5.0, 5.0]),
+                 'above': cell([195, 196], [5.0, 5.0]), 'cheap': cell([90, 90], [0.5, 0.5])}
+        p = frontier.program(cells, ['stock', 'haltpoll-50us', 'poll-only'], ['below', 'noisy', 'above', 'cheap'])
+        self.assertTrue(p['has_gain'])
+        self.assertEqual(p['profiles']['below']['verdict'], 'dominated')
+        self.assertEqual(p['profiles']['noisy']['verdict'], 'undominated')   # one round reaches the hull
+        self.assertEqual(p['profiles']['above']['verdict'], 'undominated')
+        self.assertGreater(p['profiles']['above']['distance_pct'], 0)
+        self.assertEqual(p['profiles']['cheap']['verdict'], 'cheaper than any stock setting')
+
+    def test_nothing_to_gain_judges_cpu(self):
+        cells = {'stock': cell([1, 1], [0.10, 0.10]), 'poll-only': cell([1, 1], [2.0, 2.0]),
+                 'menu': cell([1, 1], [0.08, 0.08]),
+                 'close': cell([1, 1], [0.0815, 0.0815]), 'costly': cell([1, 1], [0.12, 0.12])}
+        p = frontier.program(cells, ['stock', 'menu', 'poll-only'], ['close', 'costly'])
+        self.assertFalse(p['has_gain'])
+        self.assertEqual(p['best_stock_cpu'], 0.08)
+        self.assertTrue(p['profiles']['close']['verdict'].startswith('within 2%'))
+        self.assertIn('above the best stock CPU', p['profiles']['costly']['verdict'])
+
+    def test_lower_is_better(self):
+        cells = {'stock': cell([80, 80], [0.05, 0.05], False), 'poll-only': cell([40, 40], [9.0, 9.0], False),
+                 'menu': cell([72, 72], [0.05, 0.05], False), 'prof': cell([85, 86], [0.27, 0.27], False)}
+        p = frontier.program(cells, ['stock', 'menu', 'poll-only'], ['prof'])
+        self.assertEqual(p['profiles']['prof']['verdict'], 'dominated')
+
+
+if __name__ == '__main__':
+    unittest.main()
