@@ -18,6 +18,7 @@ programs come from the environment: IDLEPOLICYD, IDLEPOLICYCTL, MAKE_FAKETREE
 
 import ctypes
 import json
+import re
 import os
 import shutil
 import signal
@@ -214,6 +215,14 @@ def parse_cpu_list(text):
         else:
             cpus.append(int(part))
     return sorted(cpus)
+
+
+def affinity(pid, tid=None):
+    """The Cpus_allowed_list of a process (or one of its threads) as a
+    sorted list of CPUs."""
+    path = f'/proc/{pid}/task/{tid}/status' if tid else f'/proc/{pid}/status'
+    with open(path, encoding='ascii') as f:
+        return parse_cpu_list(re.search(r'^Cpus_allowed_list:\s*(\S+)', f.read(), re.M).group(1))
 
 
 def state_dirs(tree, cpu):

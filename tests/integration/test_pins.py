@@ -8,7 +8,6 @@ cgroup v2 tree, and every bad input with its named error."""
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -27,12 +26,7 @@ ACTION_HOLD = T.BUS_NAME + '.hold'
 README = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'README.md')
 
 
-def affinity(pid, tid=None):
-    """The Cpus_allowed_list of a process (or one of its threads) as a list."""
-    path = f'/proc/{pid}/task/{tid}/status' if tid else f'/proc/{pid}/status'
-    with open(path, encoding='ascii') as f:
-        m = re.search(r'^Cpus_allowed_list:\s*(\S+)', f.read(), re.M)
-    return T.parse_cpu_list(m.group(1))
+affinity = T.affinity
 
 
 def thread_affinities(pid):

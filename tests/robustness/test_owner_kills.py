@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -46,9 +45,7 @@ CGROUP_FILES = {'cgroup.controllers': 'cpuset cpu', 'cpuset.cpus.effective': '0-
 IRQS = {'0': '0-3', '24': '1-2'}
 
 
-def affinity(pid):
-    with open(f'/proc/{pid}/status', encoding='ascii') as f:
-        return re.search(r'^Cpus_allowed_list:\s*(\S+)', f.read(), re.M).group(1)
+affinity = T.affinity
 
 
 class Client(threading.Thread):
@@ -136,7 +133,7 @@ class OwnerKills(R.RobustTestCase):
         """What is not as found: [description]."""
         out = [f'{k}={v}' for k, v in sorted(T.knob_values(self.tree).items()) if self.original_knobs[k] != v]
         for p in self.sleepers:
-            if affinity(p.pid) != '0-1':
+            if affinity(p.pid) != [0, 1]:
                 out.append(f'pid {p.pid} affinity {affinity(p.pid)}')
         for rel, value in CGROUP_FILES.items():
             if rel.endswith('cpuset.cpus'):

@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import random
-import re
 import subprocess
 import sys
 import threading
@@ -33,9 +32,7 @@ dbus = T.dbus
 OPTS = argparse.Namespace(races=300, seed=1)
 
 
-def affinity(pid):
-    with open(f'/proc/{pid}/status', encoding='ascii') as f:
-        return re.search(r'^Cpus_allowed_list:\s*(\S+)', f.read(), re.M).group(1)
+affinity = T.affinity
 
 
 class Reuser:

@@ -13,7 +13,6 @@ file and why (its owner, its mode), and its rules are not taken."""
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -25,9 +24,7 @@ import robustnesstest as R  # noqa: E402
 T = R.T
 
 
-def affinity(pid):
-    with open(f'/proc/{pid}/status', encoding='ascii') as f:
-        return T.parse_cpu_list(re.search(r'^Cpus_allowed_list:\s*(\S+)', f.read(), re.M).group(1))
+affinity = T.affinity
 
 
 class PinFilesTestCase(R.RobustTestCase):
