@@ -75,10 +75,11 @@ def held_for_us():
     return pid if is_ancestor(pid) and holds_lock(pid) else None
 
 
-def take(wait_s=240):
-    """Takes the lock, waiting up to wait_s seconds.  Returns the open lock
-    file (the lock lasts as long as it stays open), True when an ancestor
-    holds it for us, or None when it stayed held by someone else."""
+def take(wait_s=240, on_wait=None):
+    """Takes the lock, waiting up to wait_s seconds (on_wait, if given, is
+    called once when it has to wait).  Returns the open lock file (the lock
+    lasts as long as it stays open), True when an ancestor holds it for us,
+    or None when it stayed held by someone else."""
     if held_for_us():
         return True
     f = open(KNOBS_LOCK, 'a', encoding='ascii')
@@ -91,6 +92,9 @@ def take(wait_s=240):
             if time.monotonic() > deadline:
                 f.close()
                 return None
+            if on_wait:
+                on_wait()
+                on_wait = None
             time.sleep(1)
 
 
