@@ -355,9 +355,15 @@ class IdlePolicyTestCase(unittest.TestCase):
     START_POLKIT = True
     START_DAEMON = True
 
+    # CPUs a test changes real processes' affinity to (pid pins): the
+    # class skips (77) where they are not all usable.
+    AFFINITY_CPUS = ()
+
     @classmethod
     def setUpClass(cls):
         skip_unless_runnable()
+        if cls.AFFINITY_CPUS:
+            skip_unless_cpus_usable(cls.AFFINITY_CPUS)
         cls.daemon_exe = program('IDLEPOLICYD')
         cls.ctl_exe = program('IDLEPOLICYCTL')
         cls.faketree_exe = program('MAKE_FAKETREE')

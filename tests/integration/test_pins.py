@@ -34,12 +34,8 @@ def thread_affinities(pid):
 
 
 class PinTestCase(T.IdlePolicyTestCase):
+    AFFINITY_CPUS = {0, 1}
     TREE_ARGS = ['--cpus', '2', '--states', '3', '--driver', 'haltpoll', '--governor', 'haltpoll']
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        T.skip_unless_cpus_usable({0, 1})
 
     def spawn(self, argv, user=None):
         """Starts a child (as uid user) that dies with us.  Returns the Popen."""

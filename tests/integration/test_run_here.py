@@ -78,13 +78,9 @@ def option(argv, name):
 
 
 class RunHere(T.IdlePolicyTestCase):
+    AFFINITY_CPUS = {0, 1}
     TREE_ARGS = ['--cpus', '4', '--driver', 'haltpoll', '--governor', 'haltpoll']
     START_POLKIT = False
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        T.skip_unless_cpus_usable({0, 1})
 
     def make_cgroup_tree(self):
         root = os.path.join(self.tmp, 'cgroup')

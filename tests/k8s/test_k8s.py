@@ -31,6 +31,7 @@ _LOCK = None
 
 class K8sTestCase(T.IdlePolicyTestCase):
     """containerd for the class; bus, daemon and plugin per test."""
+    AFFINITY_CPUS = {0, 1}
     TREE_ARGS = ['--cpus', '2', '--states', '3', '--driver', 'haltpoll', '--governor', 'haltpoll']
     START_DAEMON = False
 
@@ -38,7 +39,6 @@ class K8sTestCase(T.IdlePolicyTestCase):
     def setUpClass(cls):
         global _LOCK
         super().setUpClass()
-        T.skip_unless_cpus_usable({0, 1})
         if not os.path.isdir(os.path.join(K.CGROUP_ROOT, 'cpuset')):
             raise unittest.SkipTest('no cgroup v1 cpuset hierarchy at /sys/fs/cgroup/cpuset')
         cls.plugin_exe = T.program('NRI_PLUGIN')

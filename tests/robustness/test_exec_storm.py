@@ -72,12 +72,12 @@ def percentile(values, q):
 
 
 class ExecStorm(R.RobustTestCase):
+    AFFINITY_CPUS = {0, 1}
     TREE_ARGS = ['--cpus', '2', '--states', '3', '--driver', 'haltpoll', '--governor', 'haltpoll']
 
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        T.skip_unless_cpus_usable({0, 1})
         cls.storm_exe = T.program('EXEC_STORM')
 
     def test_storm_keeps_the_bus_answering_and_pins_every_process(self):

@@ -64,12 +64,8 @@ class Flood:
 
 
 class Floods(R.RobustTestCase):
+    AFFINITY_CPUS = {0, 1}
     TREE_ARGS = ['--cpus', '2', '--states', '3', '--driver', 'haltpoll', '--governor', 'haltpoll']
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        T.skip_unless_cpus_usable({0, 1})
 
     def setUp(self):
         super().setUp()

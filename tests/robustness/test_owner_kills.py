@@ -97,13 +97,9 @@ class Client(threading.Thread):
 
 
 class OwnerKills(R.RobustTestCase):
+    AFFINITY_CPUS = {0, 1}
     TREE_ARGS = ['--cpus', '4', '--states', '3', '--driver', 'haltpoll', '--governor', 'haltpoll']
     START_DAEMON = False
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        T.skip_unless_cpus_usable({0, 1})
 
     def setUp(self):
         super().setUp()

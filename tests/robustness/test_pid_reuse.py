@@ -62,12 +62,12 @@ class Reuser:
 
 
 class PidReuse(R.RobustTestCase):
+    AFFINITY_CPUS = {0, 1}
     TREE_ARGS = ['--cpus', '2', '--states', '3', '--driver', 'haltpoll', '--governor', 'haltpoll']
 
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        T.skip_unless_cpus_usable({0, 1})
         cls.reuser_exe = T.program('PID_REUSE')
 
     def test_reused_pid_never_stays_pinned(self):
