@@ -43,5 +43,7 @@ bool calibrator_progress(const Calibrator *c, CalibrateProgress *ret);
 typedef struct DaemonCalibration {
         char *helper;                 /* idlepolicy-calibrate's path */
         Calibration *result;          /* the calibration in use, or NULL */
+        uint64_t result_ticks;        /* the policy step's ticks when result came: until the
+                                       * next one, no plan is made with it */
         Calibrator *run;              /* a running calibration, or NULL */
 } DaemonCalibration;

@@ -19,6 +19,7 @@ static void on_calibrated(Calibration *result, int error, void *userdata) {
         if (result) {
                 calibration_free(m->calib.result);
                 m->calib.result = result;
+                m->calib.result_ticks = m->policy.loop->ticks;
                 (void) persist_save_calibration(&m->policy.persist, result);
                 manager_emit(m, "CalibrationUSec");
         } else

@@ -143,6 +143,14 @@ int profile_preview(Manager *m, const char *name, ProfilePreview *ret, ErrorInfo
         if (!m->sampling->has_rates || !m->view.has_system || !m->view.system.driver[0])
                 return errinfo_set(e, -EBUSY, "No plan yet: the daemon has not sampled every CPU twice, "
                                    "try again after a tick");
+        /* A copy replanned would show no CPU, or the plans of the costs
+         * before the calibration. */
+        if (!policy_step_has_plan(m->policy.loop))
+                return errinfo_set(e, -EBUSY, "No plan yet: no tick has planned a CPU since the start (a "
+                                   "calibration holds the policy while it runs), try again after the next tick");
+        if (m->policy.loop->ticks == m->calib.result_ticks)
+                return errinfo_set(e, -EBUSY, "No plan yet with the new calibration: the first tick since it "
+                                   "finished has not run, try again after the next tick");
         r = loop_copy(m->policy.loop, &loop);
         if (r >= 0)
                 r = preview(m, prof, &loop, &p);

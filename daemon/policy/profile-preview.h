@@ -49,6 +49,6 @@ typedef struct ProfilePreview {
 void profile_preview_done(ProfilePreview *p);
 
 /* Fills *ret with what switching to profile name would do.  Returns 0,
- * -ENOPKG (no such profile) or -EBUSY (no plan yet, or a calibration
- * holds the knobs) with e set, or -ENOMEM. */
+ * -ENOPKG (no such profile) or -EBUSY (no plan yet, none since the last
+ * calibration, or a calibration holds the knobs) with e set, or -ENOMEM. */
 int profile_preview(Manager *m, const char *name, ProfilePreview *ret, ErrorInfo *e);

@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "policy-preview.h"
 
+bool policy_step_has_plan(const PolicyStep *l) {
+        for (unsigned cpu = 0; cpu < l->n_cpus; cpu++)
+                if (l->cpus[cpu].active && l->cpus[cpu].settled)
+                        return true;
+        return false;
+}
+
 bool policy_cpu_polls_only(const PolicyCpu *c) {
         return c->active && c->settled && c->cap < c->n_states && c->tick.states[c->cap].polling;
 }

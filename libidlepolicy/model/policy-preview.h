@@ -9,6 +9,10 @@
 
 #include "policy-step.h"
 
+/* Whether any CPU of l has a plan in force to preview from (active and
+ * settled): none before the first tick that learned a CPU. */
+bool policy_step_has_plan(const PolicyStep *l);
+
 /* Whether c's plan in force polls only: its cap is a polling state (every
  * idle period spins until the wakeup, whatever its length). */
 bool policy_cpu_polls_only(const PolicyCpu *c);

@@ -385,6 +385,81 @@ class CtlPreviewKvm(C.ConsolidationMixin, T.IdlePolicyTestCase):
         self.assertEqual(self.polkit_checked_actions(), [])
 
 
+class CtlPreviewBeforeAPlan(C.ConsolidationMixin, T.IdlePolicyTestCase):
+    """PreviewProfile and profile NAME --dry-run before a tick has planned
+    with the calibration in use: Busy, saying why and when to try again
+    (it answered no CPU and no knob at all after the first calibration,
+    and the plans of the old costs after a later one).  The tick comes
+    from the configuration, and an hour-long one keeps the next tick away;
+    mock-calibrate's gate holds a calibration while the daemon samples."""
+    TREE_ARGS = ['--cpus', '2']
+    START_DAEMON = False
+    HOUR_USEC = 3600000000
+
+    def write_tick(self, tick_usec):
+        with open(self.config, 'w', encoding='utf-8') as f:
+            json.dump({'tick_usec': tick_usec, 'calibrate_on_first_start': True}, f)
+
+    def set_tick(self, tick_usec):
+        self.write_tick(tick_usec)
+        self.daemon.signal(T.signal.SIGHUP)
+        T.wait_for(lambda: int(self.manager_prop('TickUSec')) == tick_usec, what=f'a tick of {tick_usec} us')
+
+    def setUp(self):
+        super().setUp()
+        self.config = os.path.join(self.tmp, 'idlepolicyd.conf')
+        self.gate = os.path.join(self.tmp, 'calibration-gate')
+        self.write_tick(T.TICK_USEC)
+        argv = self.daemon_argv(['--config', self.config], mode='enforce')
+        i = argv.index('--tick-usec')
+        del argv[i:i + 2]
+        self.start_daemon(argv=argv, env={'IDLEPOLICY_MOCK_GATE': self.gate})
+        T.wait_for(lambda: bool(self.manager_prop('Calibrating')), what='the first-start calibration')
+
+    def finish_calibration(self):
+        open(self.gate, 'w', encoding='ascii').close()
+        T.wait_for(lambda: not self.manager_prop('Calibrating'), what='the end of the calibration')
+        self.assertGreater(int(self.manager_prop('CalibrationUSec')), 0)
+
+    def assert_no_plan_yet(self, why):
+        msg = self.assert_dbus_error('Busy', 'PreviewProfile', 'latency')
+        self.assertIn(why, msg)
+        self.assertIn('try again after the next tick', msg)
+        r = self.busctl('call', T.BUS_NAME, T.ROOT_PATH, T.MANAGER_IFACE, 'PreviewProfile', 's', 'latency',
+                        user=T.NOBODY, check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(msg, r.stderr)
+        for argv in (['profile', 'latency', '--dry-run'], ['--json', 'profile', 'latency', '--dry-run']):
+            r = self.ctl(*argv, check=False)
+            self.assertEqual(r.returncode, EXIT_FAILURE, r.stdout)
+            self.assertIn(f'cannot preview the profile now: {msg} ({T.ERROR_PREFIX}Busy)', r.stderr)
+            self.assertNotIn('Knobs the switch writes', r.stdout)
+
+    def assert_preview_after_the_next_tick(self):
+        self.set_tick(T.TICK_USEC)
+        with self.ticking():
+            T.wait_for(lambda: self.ctl('profile', 'latency', '--dry-run', check=False).returncode == 0,
+                       what='a preview after the next tick')
+        doc = json.loads(self.ctl('--json', 'profile', 'latency', '--dry-run').stdout)
+        self.assertEqual([c['index'] for c in doc['cpus']], [0, 1])
+
+    def test_first_calibration_leaves_no_plan_until_the_next_tick(self):
+        self.wait_ticks(2)          # sampled twice while the calibration holds the policy
+        self.set_tick(self.HOUR_USEC)
+        self.assertTrue(bool(self.manager_prop('Calibrating')), 'the calibration ended before the long tick')
+        self.finish_calibration()
+        self.assert_no_plan_yet('No plan yet: no tick has planned a CPU since the start')
+        self.assert_preview_after_the_next_tick()
+
+    def test_a_later_calibration_leaves_no_plan_until_the_next_tick(self):
+        self.finish_calibration()
+        self.assert_preview_after_the_next_tick()
+        self.set_tick(self.HOUR_USEC)
+        self.ctl('calibrate')
+        self.assert_no_plan_yet('No plan yet with the new calibration')
+        self.assert_preview_after_the_next_tick()
+
+
 class CtlNoDaemon(T.IdlePolicyTestCase):
     START_DAEMON = False
 

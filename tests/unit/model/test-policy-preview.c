@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What a plan costs when it polls (PreviewProfile): polling only takes the
- * CPU's idle time, a halt-poll window at most the window per wakeup. */
+ * CPU's idle time, a halt-poll window at most the window per wakeup; and
+ * whether there is a plan to preview from at all. */
 #include <check.h>
 #include <stdlib.h>
 
@@ -50,12 +51,32 @@ START_TEST(test_window) {
 }
 END_TEST
 
+/* No CPU settled (before the first tick that learned one, or every CPU
+ * forgotten): nothing to preview from, PreviewProfile answers Busy. */
+START_TEST(test_has_plan) {
+        PolicyStep *l = NULL;
+
+        ck_assert_int_eq(policy_step_new(3, 1, &l), 0);
+        ck_assert(!policy_step_has_plan(l));
+        l->cpus[2].active = true;                       /* a model, not yet a plan */
+        ck_assert(!policy_step_has_plan(l));
+        l->cpus[1].settled = true;                      /* a plan, but offline since */
+        ck_assert(!policy_step_has_plan(l));
+        l->cpus[2].settled = true;
+        ck_assert(policy_step_has_plan(l));
+        policy_step_reset(l);
+        ck_assert(!policy_step_has_plan(l));
+        policy_step_free(l);
+}
+END_TEST
+
 static Suite *preview_suite(void) {
         Suite *s = suite_create("policy-preview");
         TCase *tc = tcase_create("core");
 
         tcase_add_test(tc, test_polls_only);
         tcase_add_test(tc, test_window);
+        tcase_add_test(tc, test_has_plan);
         suite_add_tcase(s, tc);
         return s;
 }
