@@ -57,6 +57,7 @@ int log_level_from_string(const char *s, LogLevel *ret) {
 void config_init(Config *c) {
         *c = (Config) {
                 .tick_usec = CONFIG_TICK_USEC_DEFAULT,
+                .poll_search_tick_usec = CONFIG_SEARCH_TICK_USEC_DEFAULT,
                 .log_level = LOG_LEVEL_INFO,
                 .mode = DAEMON_MODE_ENFORCE,
                 .calibrate_on_first_start = -1,
@@ -91,6 +92,10 @@ static int parse_integer(json_t *v, uint64_t min, uint64_t max, uint64_t *dst) {
 
 static int parse_tick(json_t *v, Config *c) {
         return parse_integer(v, CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX, &c->tick_usec);
+}
+
+static int parse_search_tick(json_t *v, Config *c) {
+        return parse_integer(v, CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX, &c->poll_search_tick_usec);
 }
 
 /* Copies an absolute path shorter than size into dst.  Returns 0 or -EINVAL. */
@@ -248,6 +253,7 @@ static const ConfigKey config_keys[] = {
         { "consolidation_headroom_level2", parse_consolidation_headroom2, "must be an integer between 0 and 400 (%)" },
         { "consolidation_shrink_ticks", parse_consolidation_shrink, "must be an integer between 0 and 3600" },
         { "follow_power_profiles", parse_follow_power_profiles, "must be true or false" },
+        { "poll_search_tick_usec", parse_search_tick, "must be an integer between 10000 and 3600000000" },
 };
 
 /* Applies every key of the object root to c.  Returns 0 or -EINVAL with e

@@ -11,7 +11,8 @@
  *     "consolidation_background": ["system.slice", "cgroup:/background"],
  *     "consolidation_exit_util": 50, "consolidation_hysteresis": 10,
  *     "consolidation_headroom": 25, "consolidation_headroom_level2": 10,
- *     "consolidation_shrink_ticks": 5, "follow_power_profiles": false }
+ *     "consolidation_shrink_ticks": 5, "follow_power_profiles": false,
+ *     "poll_search_tick_usec": 100000 }
  *
  * Every key is optional; unknown keys and bad values are rejected with the
  * file and key named. */
@@ -25,6 +26,7 @@
 #define CONFIG_TICK_USEC_MIN 10000ULL            /* 10 ms */
 #define CONFIG_TICK_USEC_MAX 3600000000ULL       /* 1 h */
 #define CONFIG_TICK_USEC_DEFAULT 1000000ULL      /* 1 s */
+#define CONFIG_SEARCH_TICK_USEC_DEFAULT 100000ULL /* 100 ms: the poll search's short ticks */
 #define CONFIG_GOVERNOR_HOLD_USEC_MAX 3600000000ULL      /* 1 h */
 #define CONFIG_GOVERNOR_HOLD_USEC_DEFAULT 30000000ULL    /* 30 s */
 /* Counter files the sampler reads per tick, CPUs in turns (0: no limit;
@@ -81,6 +83,8 @@ typedef struct Config {
         uint64_t consolidation_headroom_level2;  /* 0..400, default 10 */
         uint64_t consolidation_shrink_ticks;     /* 0..3600, default 5 */
         bool follow_power_profiles;      /* the machine profile follows power-profiles-daemon's */
+        uint64_t poll_search_tick_usec;  /* the tick while the poll search climbs, probes or
+                                          * holds a window (never longer than tick_usec) */
 } Config;
 
 /* Fills c with the built-in defaults. */

@@ -17,6 +17,8 @@ struct ProcReader {
         int irq_fd;                 /* -1 without proc/interrupts */
         char *buf;                  /* grown as needed, reused every read */
         size_t size;
+        bool has_ctxt;              /* proc/stat's ctxt line at the last read */
+        uint64_t ctxt;
 };
 
 /* One line of a text: [start, end), numbered from 1. */
@@ -166,6 +168,31 @@ int procstat_parse_stat(const char *text, unsigned n_cpus, ProcCpuSample *out, E
         if (n_columns == 0)
                 return errinfo_set(e, -EBADMSG, PROCFS_STAT ": no \"cpu\" line (empty or truncated file)");
         return 0;
+}
+
+int procstat_parse_ctxt(const char *text, uint64_t *ret) {
+        Line l = {};
+
+        while (line_next(text, &l)) {
+                const char *p = l.start + 5, *tok;
+                size_t len;
+                uint64_t v;
+
+                if (!l.terminated || l.end - l.start < 6 || strncmp(l.start, "ctxt ", 5) != 0)
+                        continue;
+                token_next(&p, l.end, &tok, &len);
+                if (token_u64(tok, len, &v) < 0)
+                        return -EBADMSG;
+                *ret = v;
+                return 0;
+        }
+        return -ENODATA;
+}
+
+bool procreader_ctxt(const ProcReader *r, uint64_t *ret) {
+        if (r->has_ctxt)
+                *ret = r->ctxt;
+        return r->has_ctxt;
 }
 
 /* ---- proc/interrupts ---------------------------------------------------- */
@@ -373,6 +400,8 @@ int procreader_read(ProcReader *r, unsigned n_cpus, ProcCpuSample *out, ErrorInf
 
         memset(out, 0, sizeof(ProcCpuSample) * n_cpus);
         k = reread(r, r->stat_fd, PROCFS_STAT, n_cpus, out, procstat_parse_stat, e);
+        /* The buffer still holds proc/stat. */
+        r->has_ctxt = k >= 0 && procstat_parse_ctxt(r->buf, &r->ctxt) >= 0;
         if (k >= 0 && r->irq_fd >= 0)
                 k = reread(r, r->irq_fd, PROCFS_INTERRUPTS, n_cpus, out, procstat_parse_interrupts, e);
         return k;

@@ -45,8 +45,16 @@ void procreader_freep(ProcReader **r);
  * negative errno. */
 int procreader_read(ProcReader *r, unsigned n_cpus, ProcCpuSample *out, ErrorInfo *e);
 
+/* proc/stat's context switch count ("ctxt N") at the last successful
+ * procreader_read().  Returns false (and leaves *ret) when the file had
+ * none or its value was not a number. */
+bool procreader_ctxt(const ProcReader *r, uint64_t *ret);
+
 /* The pure parsers behind procreader_read(), for tests and the simulator.
  * Each resets and fills only its own fields of out[0 .. n_cpus-1]; a line
  * not ended by a newline counts as truncated.  Return 0 or -EBADMSG. */
 int procstat_parse_stat(const char *text, unsigned n_cpus, ProcCpuSample *out, ErrorInfo *e);
 int procstat_parse_interrupts(const char *text, unsigned n_cpus, ProcCpuSample *out, ErrorInfo *e);
+/* The value of the first complete "ctxt N" line of proc/stat's text.
+ * Returns 0, -ENODATA without one, -EBADMSG when N is not a number. */
+int procstat_parse_ctxt(const char *text, uint64_t *ret);

@@ -77,9 +77,11 @@ int snapshot_take_next(Snapshot *s, const Snapshot *prev, CpuidleSampler *sample
         r = cpuidle_sampler_read(sampler, s->idle, e);
         if (r < 0)
                 return r;
-        if (pr)
+        s->has_ctxt = false;
+        if (pr) {
                 r = procreader_read(pr, s->n_cpus, s->proc, e);
-        else
+                s->has_ctxt = r >= 0 && procreader_ctxt(pr, &s->ctxt);
+        } else
                 memset(s->proc, 0, sizeof(ProcCpuSample) * s->n_cpus);
         if (r < 0)
                 return r;

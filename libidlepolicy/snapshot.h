@@ -31,6 +31,8 @@ typedef struct Snapshot {
         CpuidleCpuSample *idle;     /* n_cpus entries */
         ProcCpuSample *proc;        /* n_cpus entries */
         uint64_t *sampled_usec;     /* n_cpus entries: when idle[] and proc[] were read */
+        bool has_ctxt;              /* proc/stat's context switch count, read with it */
+        uint64_t ctxt;
 } Snapshot;
 
 /* Allocates an empty snapshot for n_cpus.  Returns 0 or -ENOMEM. */

@@ -313,7 +313,7 @@ static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0 && manager_latency_tick(m, now) == -ENOMEM)
                 return sd_event_exit(m->event, -ENOMEM);
         manager_metrics_tick(m, metrics_now_usec(CLOCK_MONOTONIC) - start);
-        r = sd_event_source_set_time_relative(s, m->tick_usec);
+        r = sd_event_source_set_time_relative(s, manager_policy_next_tick_usec(m));
         if (r >= 0)
                 r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         if (r < 0)

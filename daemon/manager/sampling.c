@@ -111,6 +111,8 @@ int sampling_take(Sampling *s, uint64_t now_usec, ErrorInfo *e) {
         if (s->has_latest && snapshot_delta(s->latest, s->scratch, s->delta) >= 0) {
                 s->has_rates = true;
                 s->interval_usec = s->scratch->timestamp_usec - s->latest->timestamp_usec;
+                s->has_ctxt = s->latest->has_ctxt && s->scratch->has_ctxt && s->scratch->ctxt >= s->latest->ctxt;
+                s->d_ctxt = s->has_ctxt ? s->scratch->ctxt - s->latest->ctxt : 0;
                 /* A CPU not read at this tick keeps showing its last rates. */
                 for (unsigned cpu = 0; cpu < s->topology->n_cpus; cpu++)
                         if (s->delta[cpu].fresh)

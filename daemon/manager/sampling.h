@@ -30,6 +30,8 @@ typedef struct Sampling {
         bool has_rates;
         uint64_t interval_usec;     /* between the two ticks behind the rates (a CPU's own
                                      * interval is its rates' interval_usec) */
+        bool has_ctxt;              /* d_ctxt is known */
+        uint64_t d_ctxt;            /* the machine's context switches over interval_usec */
 } Sampling;
 
 /* Fds left to everything but the cpuidle sampler (the bus and its clients,

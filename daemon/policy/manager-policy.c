@@ -165,6 +165,35 @@ static void enforce_plan(Manager *m, uint64_t now_usec) {
         }
 }
 
+/* Logs what the poll search did at this tick: its moves at info, every
+ * step at debug (the arm asked for, and the utilities measured so far). */
+static void log_search(const PolicySystem *before, const PolicySystem *now) {
+        const PollSearch *s = &now->search;
+        char u[POLL_SEARCH_ARMS * 24] = "";
+        size_t n = 0;
+
+        if (!now->searching) {
+                if (before->searching)
+                        log_info("Poll search stopped: the priced rule decides the halt-poll window again.");
+                return;
+        }
+        for (unsigned a = 0; a < POLL_SEARCH_ARMS && n < sizeof(u); a++)
+                n += (size_t) snprintf(u + n, sizeof(u) - n, " %uus=%s%.3f", (unsigned) (poll_search_window_ns[a] / 1000),
+                                       s->measured[a] ? "" : "~", (double) s->utility[a] / 1024.0);
+        if (before->search.best != s->best || !before->searching)
+                log_info("Poll search (%s): holding %s (window %uus); utilities log2:%s",
+                         poll_search_phase_to_string(s->phase), s->best ? "haltpoll" : "no polling",
+                         (unsigned) (poll_search_window_ns[s->best] / 1000), u);
+        else
+                log_debug("Poll search (%s): next arm %uus, held %uus; utilities log2:%s",
+                          poll_search_phase_to_string(s->phase), (unsigned) (poll_search_window_ns[s->arm] / 1000),
+                          (unsigned) (poll_search_window_ns[s->best] / 1000), u);
+        if (s->samples != before->search.samples && s->last.interval_us > 0)
+                log_debug("Poll search sample: arm %d, %.0f switches/s, %.3f CPU, %.0f ms",
+                          s->last.arm, (double) s->last.progress * 1e6 / (double) s->last.interval_us,
+                          (double) s->last.burned_us / (double) s->last.interval_us, (double) s->last.interval_us / 1e3);
+}
+
 void manager_policy_tick(Manager *m, uint64_t now_usec) {
         PolicySystem before = m->policy.loop->sys;
         PolicySources src;
@@ -189,12 +218,20 @@ void manager_policy_tick(Manager *m, uint64_t now_usec) {
                 return;
         }
         policy_step_tick(m->policy.loop, &in, on_plan_changed, m);
+        log_search(&before, &m->policy.loop->sys);
         if (before.has_poll != m->policy.loop->sys.has_poll || before.poll.mode != m->policy.loop->sys.poll.mode)
                 manager_emit(m, "PollMode");
         if (before.poll.window_ns != m->policy.loop->sys.poll.window_ns)
                 manager_emit(m, "PollWindowNSec");
         if (m->policy.mode == DAEMON_MODE_ENFORCE)
                 enforce_plan(m, now_usec);
+}
+
+uint64_t manager_policy_next_tick_usec(const Manager *m) {
+        if (m->policy.loop && m->policy.mode == DAEMON_MODE_ENFORCE && policy_step_wants_fast_tick(m->policy.loop) &&
+            m->config.poll_search_tick_usec < m->tick_usec)
+                return m->config.poll_search_tick_usec;
+        return m->tick_usec;
 }
 
 void manager_policy_replan(Manager *m, uint64_t now_usec) {

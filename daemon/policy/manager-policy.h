@@ -38,6 +38,11 @@ void manager_policy_started(Manager *m);
  * differs.  Does nothing while a calibration runs. */
 void manager_policy_tick(Manager *m, uint64_t now_usec);
 
+/* The time to the next tick: the tick, or poll_search_tick_usec when
+ * shorter while the poll search (enforcing) climbs, probes or holds a
+ * window. */
+uint64_t manager_policy_next_tick_usec(const Manager *m);
+
 /* After the online CPUs changed. */
 void manager_policy_hotplug(Manager *m);
 

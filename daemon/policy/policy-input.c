@@ -106,6 +106,9 @@ int policy_input_build(PolicyInputBuffer *b, const PolicySources *src, PolicySte
                 .system = src->system,
                 .calibration = src->calibration,
                 .governor_manual = policy_knob_manual(src, SYSFS_CPUIDLE_GOVERNOR),
+                .window_manual = policy_knob_manual(src, SYSFS_HALTPOLL_NS),
+                .has_ctxt = src->sampling->has_ctxt,
+                .d_ctxt = src->sampling->d_ctxt,
         };
         return 0;
 }

@@ -194,7 +194,12 @@ static const char *wanted_governor(const PolicyStep *l, const PolicyStepInput *i
         *ret_required = false;
         if (in->governor_manual)
                 return "";
-        if (p->governor == PROFILE_GOVERNOR_NAMED)
+        if (l->sys.searching) {
+                /* The arm needs its governor now: haltpoll for a window,
+                 * else one that keeps the tick through short idle periods. */
+                *ret_required = true;
+                g = l->sys.search.arm > 0 ? "haltpoll" : in->system->has_wteo ? CPUIDLE_GOVERNOR_WTEO : "menu";
+        } else if (p->governor == PROFILE_GOVERNOR_NAMED)
                 g = p->governor_name;
         else if (p->governor == PROFILE_GOVERNOR_AUTO) {
                 *ret_required = l->sys.kvm && l->sys.has_poll && l->sys.poll.mode == POLL_MODE_WINDOW;
@@ -210,11 +215,14 @@ static const char *wanted_governor(const PolicyStep *l, const PolicyStepInput *i
 void policy_system_decide(PolicyStep *l, const PolicyStepInput *in) {
         PolicySystem *sys = &l->sys;
         unsigned before = sys->n_groups;
+        bool changed;
 
         for (unsigned i = 0; i < sys->n_groups; i++)
                 sys->groups[i].decided = false;
         forget_groups(sys, in);
-        if (sys->kvm && (decide_groups(l, in) || sys->n_groups != before))
+        changed = sys->kvm && (decide_groups(l, in) || sys->n_groups != before);
+        policy_search_decide(l, in);
+        if (changed && !sys->searching)
                 combine_groups(sys);
         snprintf(sys->governor, sizeof(sys->governor), "%s", wanted_governor(l, in, &sys->governor_required));
 }

@@ -111,6 +111,20 @@ static bool load_stopped(const PolicyCpu *c) {
         return now >= 0 && then >= 0 && now < 64 && 2 * now <= then;
 }
 
+/* A CPU under the poll frontier search: every state allowed but, in the
+ * arm without polling, POLL (a governor that keeps the tick, halting at
+ * once).  Never polling only: no arm of the search does. */
+static void cpu_search_plan(PolicyCpu *c, const PolicySystem *sys) {
+        bool no_poll = sys->search.arm == 0;
+
+        for (unsigned k = 0; k < c->n_states; k++)
+                c->allowed[k] = !c->tick.states[k].manual_disabled && !(no_poll && k == sys->poll_state);
+        c->cap = c->n_states - 1;
+        c->floor = no_poll ? sys->halt_state : 0;
+        c->cap_reason = PLAN_REASON_POLL_ECONOMICS;
+        c->floor_reason = no_poll ? PLAN_REASON_POLL_ECONOMICS : PLAN_REASON_NONE;
+}
+
 /* On KVM guests the halt-poll decision, not the weights, sets the plan:
  * with two states (POLL and halt) the cap is the only lever and polling
  * only is priced against halting by policy_decide_poll() (the weights'
@@ -136,6 +150,10 @@ static bool cpu_kvm_plan(PolicyCpu *c, const PolicySystem *sys, const Profile *p
         if (!sys->kvm || !sys->has_poll || !c->has_poll || sys->halt_state >= c->n_states ||
             c->plan.cap_reason == PLAN_REASON_PROFILE_LIMIT || c->plan.cap_reason == PLAN_REASON_MISDESCRIBED)
                 return false;
+        if (policy_search_owns_cpu(sys, prof)) {
+                cpu_search_plan(c, sys);
+                return true;
+        }
         want_only = c->poll.mode == POLL_MODE_ONLY;
         explore = want_only && c->poll.held_ticks >= prof->hold_ticks &&
                   (policy_explore_draw(prof, c->poll.success < 1024 ? 1024 - c->poll.success : 0, step_random(l, in)) ||
@@ -343,7 +361,9 @@ void policy_step_replan(PolicyStep *l, const PolicyStepInput *in, PlanChangedFun
                 any |= cpu_redecide(l, cpu, in);
         if (!any)
                 return;
+        l->replanning = true;
         policy_system_decide(l, in);
+        l->replanning = false;
         for (unsigned cpu = 0; cpu < n; cpu++)
                 if (l->cpus[cpu].fresh && cpu_settle(l, cpu, in) && changed)
                         changed(cpu, &l->cpus[cpu], userdata);

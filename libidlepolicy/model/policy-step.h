@@ -19,6 +19,7 @@
 #include "calibration.h"
 #include "cpuidle.h"
 #include "policy.h"
+#include "poll-search.h"
 #include "topology.h"
 
 typedef struct PolicyCpu {
@@ -62,6 +63,14 @@ typedef struct PolicySystem {
         PollGroup groups[POLICY_POLL_GROUPS_MAX];
         char governor[32];            /* what the plan wants, "" = no opinion */
         bool governor_required;       /* the plan needs it now (switched without the hold) */
+        /* The poll frontier search (poll-search.h), while the machine's
+         * profile asks for it: it sets poll (none or a window) and the
+         * governor, and the POLL state of the CPUs under that profile
+         * (policy-search.c). */
+        bool searching;
+        char search_profile[PROFILE_NAME_MAX];
+        PollSearch search;
+        unsigned search_silent;       /* ticks in a row without a progress measurement */
 } PolicySystem;
 
 typedef struct PolicyStep {
@@ -70,6 +79,7 @@ typedef struct PolicyStep {
         PolicySystem sys;
         uint64_t rng;                 /* xorshift64* state, never 0 */
         uint64_t ticks;
+        bool replanning;              /* inside policy_step_replan(): no new measurement */
 } PolicyStep;
 
 /* One CPU's part of a step. */
@@ -100,6 +110,9 @@ typedef struct PolicyStepInput {
         const CpuidleSystem *system;      /* driver, governor(s), haltpoll parameters */
         const Calibration *calibration;   /* NULL: not calibrated */
         bool governor_manual;             /* the governor was set by hand: no opinion on it */
+        bool window_manual;               /* guest_halt_poll_ns is someone else's */
+        bool has_ctxt;                    /* d_ctxt was measured */
+        uint64_t d_ctxt;                  /* context switches of the machine in the tick */
         /* Where the step's random numbers come from (uniform 32 bits);
          * NULL: the step's own generator.  Drawn once per fresh CPU for its
          * decision, and once more only when a CPU that polls only may
@@ -169,6 +182,19 @@ void policy_poll_input_add(PollInput *pin, const PolicySystem *sys, const Policy
 /* After they learned: the machine's halt-poll decision from the fresh
  * CPUs' ticks, and the governor the profile wants (policy-machine.c). */
 void policy_system_decide(PolicyStep *l, const PolicyStepInput *in);
+
+/* The poll frontier search's part of policy_system_decide(): engages,
+ * steps or disengages it, and sets sys->poll and the governor wanted while
+ * it runs (policy-search.c). */
+void policy_search_decide(PolicyStep *l, const PolicyStepInput *in);
+
+/* Whether cpu's plan follows the search: the search runs and the CPU is
+ * under the profile that runs it. */
+bool policy_search_owns_cpu(const PolicySystem *sys, const Profile *prof);
+
+/* Whether the next tick should be short (the search climbs, probes or
+ * holds a window). */
+bool policy_step_wants_fast_tick(const PolicyStep *l);
 
 /* Writes the one-line explanation of c's plan into c->reason
  * (plan-reason.c).  names[k] are the states' names. */

@@ -46,6 +46,9 @@ typedef struct Profile {
         unsigned burn_price;          /* Q10: price of one burned CPU-µs in µs of wakeup latency (1024 = equal);
                                        * it also prices a shallower state's power against the exit
                                        * latency it saves (policy_decide_cpu()) */
+        unsigned poll_search;         /* Q10: on KVM guests, the CPU weight of the poll frontier search
+                                       * (poll-search.h; 1024 = progress per CPU second); 0 = off,
+                                       * burn_price prices polling instead */
         unsigned util_threshold;      /* Q10 busy fraction above which the util rule caps; 1024 = off */
         unsigned util_hysteresis;     /* Q10: the rule releases below threshold - hysteresis */
         unsigned learn_shift;         /* model k */

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The poll frontier search: see poll-search.h. */
+#include <string.h>
+
+#include "poll-search.h"
+
+#define USEC_PER_SEC UINT64_C(1000000)
+#define MEAN_SHIFT 2                   /* the held arm's running means move 1/4 per tick */
+
+const uint64_t poll_search_window_ns[POLL_SEARCH_ARMS] = { 0, 25000, 50000, 100000, 200000 };
+
+const char *poll_search_phase_to_string(PollSearchPhase p) {
+        switch (p) {
+        case POLL_SEARCH_IDLE:
+                return "idle";
+        case POLL_SEARCH_CLIMB:
+                return "climb";
+        case POLL_SEARCH_HOLD:
+                return "hold";
+        case POLL_SEARCH_PROBE:
+                return "probe";
+        }
+        return "?";
+}
+
+/* Exact to the last of its 10 fractional bits: the mantissa, normalised to
+ * [1, 2) in Q32, is squared once per bit. */
+int64_t poll_search_log2_q10(uint64_t x) {
+        unsigned msb;
+        uint64_t m;
+        int64_t r;
+
+        if (x == 0)
+                return 0;
+        msb = 63u - (unsigned) __builtin_clzll(x);
+        m = msb >= 32 ? x >> (msb - 32) : x << (32 - msb);
+        r = (int64_t) msb << 10;
+        for (int bit = 9; bit >= 0; bit--) {
+                m = (uint64_t) (((unsigned __int128) m * m) >> 32);
+                if (m >= (UINT64_C(2) << 32)) {
+                        m >>= 1;
+                        r |= INT64_C(1) << bit;
+                }
+        }
+        return r;
+}
+
+/* x per second over interval_us. */
+static uint64_t rate(uint64_t x, uint64_t interval_us) {
+        return interval_us ? (uint64_t) ((unsigned __int128) x * USEC_PER_SEC / interval_us) : 0;
+}
+
+static int64_t log_progress(const PollSearchSample *s) {
+        return poll_search_log2_q10(rate(s->progress, s->interval_us) + POLL_SEARCH_P0);
+}
+
+static int64_t log_burned(const PollSearchSample *s) {
+        return poll_search_log2_q10(rate(s->burned_us, s->interval_us) + POLL_SEARCH_C0);
+}
+
+static int64_t utility_of(int64_t lp, int64_t lc, unsigned weight) {
+        return lp - ((lc * (int64_t) weight) >> 10);
+}
+
+int64_t poll_search_utility(const PollSearchSample *s, unsigned weight) {
+        return utility_of(log_progress(s), log_burned(s), weight);
+}
+
+void poll_search_reset(PollSearch *ps) {
+        *ps = (PollSearch) {};
+}
+
+static void climb_start(PollSearch *ps) {
+        ps->phase = POLL_SEARCH_CLIMB;
+        ps->arm = ps->best = 0;
+        memset(ps->measured, 0, sizeof(ps->measured));
+        ps->probes_up = ps->probes_down = (PollSearchProbes) {};
+        ps->fast = true;
+        ps->climbs++;
+}
+
+/* Holds arm, its running means starting from its last measurement. */
+static void hold(PollSearch *ps, unsigned arm) {
+        if (arm != ps->best) {
+                ps->moves++;
+                ps->probes_up = ps->probes_down = (PollSearchProbes) {};
+        }
+        ps->phase = POLL_SEARCH_HOLD;
+        ps->arm = ps->best = arm;
+        ps->has_mean = ps->measured[arm];
+        ps->mean_log_p = ps->log_p[arm];
+        ps->mean_log_c = ps->log_c[arm];
+        ps->held = 0;
+        ps->fast = arm != 0;
+}
+
+/* Whether the log2 rates (lp, lc) left the held arm's running means by
+ * more than the change threshold (a program started or stopped);
+ * otherwise the means learn them. */
+static bool moved(PollSearch *ps, int64_t lp, int64_t lc) {
+        if (ps->has_mean && (lp - ps->mean_log_p > POLL_SEARCH_CHANGE_Q10 || ps->mean_log_p - lp > POLL_SEARCH_CHANGE_Q10 ||
+                             lc - ps->mean_log_c > POLL_SEARCH_CHANGE_Q10 || ps->mean_log_c - lc > POLL_SEARCH_CHANGE_Q10))
+                return true;
+        if (!ps->has_mean) {
+                ps->mean_log_p = lp;
+                ps->mean_log_c = lc;
+                ps->has_mean = true;
+        } else {
+                ps->mean_log_p += (lp - ps->mean_log_p) / (1 << MEAN_SHIFT);
+                ps->mean_log_c += (lc - ps->mean_log_c) / (1 << MEAN_SHIFT);
+        }
+        return false;
+}
+
+/* Climbing: arm's measurement u; on to the next arm while it is no worse
+ * than the best by the margin, else hold the best. */
+static void climb_step(PollSearch *ps, int64_t u) {
+        unsigned a = ps->arm;
+
+        if (a == 0 || u > ps->utility[ps->best])
+                ps->best = a;
+        if (a + 1 < POLL_SEARCH_ARMS && u >= ps->utility[ps->best] - POLL_SEARCH_MARGIN_Q10)
+                ps->arm = a + 1;
+        else {
+                unsigned best = ps->best;
+
+                ps->best = 0;           /* hold() counts a move from no polling */
+                hold(ps, best);
+        }
+}
+
+/* The neighbour a probe tries: one arm up or down, at random where both
+ * exist. */
+static unsigned neighbour(unsigned best, uint32_t random) {
+        if (best == 0)
+                return 1;
+        if (best + 1 >= POLL_SEARCH_ARMS)
+                return best - 1;
+        return random >> 31 ? best + 1 : best - 1;
+}
+
+/* Whether the probes of a neighbour prove it better than the held arm:
+ * enough of them, their mean above the margin and above twice its
+ * standard error (mean² × n > 4 × variance, in integers). */
+static bool probes_prove(const PollSearchProbes *p) {
+        int64_t n = p->n, mean, var;
+
+        if (p->n < POLL_SEARCH_PROBES_MIN)
+                return false;
+        mean = p->sum / n;
+        var = (p->sum_sq - p->sum * p->sum / n) / (n - 1);
+        return mean > POLL_SEARCH_MARGIN_Q10 && mean * mean * n > 4 * var;
+}
+
+static void probe_step(PollSearch *ps, int64_t u) {
+        PollSearchProbes *p;
+        int64_t d;
+
+        switch (ps->probe_step) {
+        case 0:                        /* the held arm, before */
+                ps->probe_ref = u;
+                ps->arm = ps->probe;
+                ps->probe_step = 1;
+                return;
+        case 1:                        /* the neighbour */
+                ps->arm = ps->best;
+                ps->probe_step = 2;
+                return;
+        default:                       /* the held arm, after */
+                break;
+        }
+        p = ps->probe > ps->best ? &ps->probes_up : &ps->probes_down;
+        d = ps->utility[ps->probe] - (ps->probe_ref + u) / 2;
+        p->n++;
+        p->sum += d;
+        p->sum_sq += d * d;
+        hold(ps, probes_prove(p) ? ps->probe : ps->best);
+}
+
+/* Holding: a probe every POLL_SEARCH_PROBE_TICKS. */
+static void hold_step(PollSearch *ps, uint32_t random) {
+        if (++ps->held < POLL_SEARCH_PROBE_TICKS)
+                return;
+        ps->phase = POLL_SEARCH_PROBE;
+        ps->probe = neighbour(ps->best, random);
+        ps->probe_step = 0;
+        ps->fast = true;
+        ps->probes++;
+}
+
+/* Adds a tick to the measurement under way.  Returns true when it is
+ * complete (utility, log_p and log_c of the arm set). */
+static bool measure(PollSearch *ps, int64_t lp, int64_t lc, unsigned weight) {
+        unsigned a = ps->arm;
+
+        ps->acc_p += lp;
+        ps->acc_c += lc;
+        ps->acc_u += utility_of(lp, lc, weight);
+        if (++ps->ticks < POLL_SEARCH_TICKS)
+                return false;
+        ps->utility[a] = ps->acc_u / POLL_SEARCH_TICKS;
+        ps->log_p[a] = ps->acc_p / POLL_SEARCH_TICKS;
+        ps->log_c[a] = ps->acc_c / POLL_SEARCH_TICKS;
+        ps->measured[a] = true;
+        ps->ticks = 0;
+        ps->acc_u = ps->acc_p = ps->acc_c = 0;
+        return true;
+}
+
+bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight, uint32_t random) {
+        unsigned before = ps->arm;
+        int64_t lp, lc;
+
+        if (ps->phase == POLL_SEARCH_IDLE)
+                climb_start(ps);
+        if (s->interval_us == 0 || s->arm != (int) ps->arm)
+                return false;
+        ps->samples++;
+        ps->last = *s;
+        lp = log_progress(s);
+        lc = log_burned(s);
+        /* A tick of the held arm (holding, or around a probe) that left
+         * its means: the program changed, climb again. */
+        if ((ps->phase == POLL_SEARCH_HOLD || (ps->phase == POLL_SEARCH_PROBE && ps->probe_step != 1)) && moved(ps, lp, lc)) {
+                ps->ticks = 0;
+                ps->acc_u = ps->acc_p = ps->acc_c = 0;
+                climb_start(ps);
+                return ps->arm != before;
+        }
+        if (ps->phase == POLL_SEARCH_HOLD) {
+                hold_step(ps, random);
+                return ps->arm != before;
+        }
+        if (!measure(ps, lp, lc, weight))
+                return false;
+        if (ps->phase == POLL_SEARCH_CLIMB)
+                climb_step(ps, ps->utility[ps->arm]);
+        else
+                probe_step(ps, ps->utility[ps->arm]);
+        return ps->arm != before;
+}

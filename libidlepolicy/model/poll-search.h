@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The poll frontier search (KVM guests, driver haltpoll): instead of
+ * pricing a poll window from a model of the idle periods, measure what
+ * each stock setting does for the machine and keep the best at the
+ * profile's price.
+ *
+ * The arms are settings a user could make with one sysfs write, so that
+ * whatever the search holds is a point of the stock frontier:
+ *   arm 0          no polling: a governor that keeps the tick while idle
+ *                  periods are short (menu, or wteo), POLL disabled;
+ *   arms 1..4      the haltpoll governor with guest_halt_poll_ns = 25, 50,
+ *                  100 or 200 µs (the kernel's own grow/shrink).
+ * Each tick under an arm is a sample: the progress the machine made (its
+ * context switches: a request served, a sleep ended, a message passed —
+ * a wakeup that ran something), and the CPU it burned (busy or polling:
+ * the CPUs' time not halted).  Its utility is
+ *     U = log2(progress/s + P0) − weight × log2(burned/s + C0)
+ * (weight: the profile's poll_search, Q10; P0 = 1000/s and C0 = 5% of a
+ * CPU keep an idle machine's noise — a few hundred switches and 1–3% of
+ * a CPU that double from one tick to the next — from steering).  With weight 1 the arm
+ * held makes the most progress per CPU second; any weight <= 1 picks a
+ * point of the upper hull of the arms (the level curves of U are concave),
+ * so no mix of two arms makes more progress at no more CPU.
+ *
+ * How it moves (each measurement is POLL_SEARCH_TICKS ticks under one arm;
+ * fast = the caller should make the next tick short, poll_search_tick_usec):
+ *   climb   from arm 0 upwards while each arm is no worse than the best so
+ *           far by more than the margin (1/16); then it holds the best arm
+ *           seen.  A climb starts at the first sample and whenever the
+ *           held arm's progress or CPU leaves its running mean by more
+ *           than a factor 2 (a program started or stopped).
+ *   hold    the best arm; every POLL_SEARCH_PROBE_TICKS ticks a probe: a
+ *           measurement of a neighbour (one arm up or down) between two of
+ *           the held arm.  A program's progress moves by ±25% from one
+ *           100 ms tick to the next (pgbench, one client: whether client
+ *           and server share a CPU), so one probe proves little: the
+ *           neighbour replaces the held arm once at least
+ *           POLL_SEARCH_PROBES_MIN of its probes beat the held arm by more
+ *           than the margin on average and by more than twice their
+ *           standard error.
+ * A sample whose arm is not the one asked for (the knobs not yet
+ * written, or someone else's) is not a measurement; the search waits.
+ * Fast ticks: climbing, probing, and holding a window (a program that
+ * stops leaves the window burning until the next tick). */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define POLL_SEARCH_ARMS 5
+#define POLL_SEARCH_TICKS 2            /* ticks per measurement of an arm */
+#define POLL_SEARCH_PROBE_TICKS 12     /* ticks held between probes */
+#define POLL_SEARCH_PROBES_MIN 3       /* probes of a neighbour before it may replace the held arm */
+#define POLL_SEARCH_MARGIN_Q10 90      /* log2(1 + 1/16) in Q10 (89.6) */
+#define POLL_SEARCH_CHANGE_Q10 1024    /* log2 2 in Q10 */
+#define POLL_SEARCH_P0 1000u           /* context switches per second */
+#define POLL_SEARCH_C0 50000u          /* CPU-µs per second: 5% of one CPU */
+
+/* The window of each arm in ns (0: arm 0, no polling). */
+extern const uint64_t poll_search_window_ns[POLL_SEARCH_ARMS];
+
+typedef enum PollSearchPhase {
+        POLL_SEARCH_IDLE = 0,          /* no sample yet */
+        POLL_SEARCH_CLIMB,
+        POLL_SEARCH_HOLD,
+        POLL_SEARCH_PROBE,
+} PollSearchPhase;
+
+/* "idle", "climb", "hold", "probe". */
+const char *poll_search_phase_to_string(PollSearchPhase p);
+
+typedef struct PollSearchSample {
+        int arm;                       /* the arm in force during the tick, -1 = none of them */
+        uint64_t progress;             /* context switches in the tick */
+        uint64_t burned_us;            /* CPU-µs not halted, summed over the CPUs */
+        uint64_t interval_us;
+} PollSearchSample;
+
+typedef struct PollSearchProbes {
+        unsigned n;                    /* probes of this neighbour since the held arm changed */
+        int64_t sum, sum_sq;           /* of U(neighbour) − U(held), Q10 and Q20 */
+} PollSearchProbes;
+
+typedef struct PollSearch {
+        PollSearchPhase phase;
+        unsigned arm;                  /* the arm to run next */
+        unsigned best;                 /* the arm held (climb: the best so far) */
+        bool fast;                     /* the next tick should be short */
+        int64_t utility[POLL_SEARCH_ARMS]; /* Q10, the last measurement, valid where measured[] */
+        int64_t log_p[POLL_SEARCH_ARMS], log_c[POLL_SEARCH_ARMS]; /* its log2 rates, Q10 */
+        bool measured[POLL_SEARCH_ARMS];
+        unsigned ticks;                /* ticks into the measurement under way */
+        int64_t acc_u, acc_p, acc_c;   /* their sums */
+        int64_t mean_log_p, mean_log_c;    /* Q10 running means of the held arm's log2 rates */
+        bool has_mean;
+        unsigned held;                 /* ticks held since the last climb or probe */
+        unsigned probe;                /* the neighbour under probe */
+        unsigned probe_step;           /* 0 before, 1 under the neighbour, 2 after */
+        int64_t probe_ref;             /* the held arm's utility before the probe */
+        PollSearchProbes probes_up, probes_down;
+        unsigned climbs, probes, moves;/* counters, for status */
+        uint64_t samples;
+        PollSearchSample last;         /* the last sample measured */
+} PollSearch;
+
+/* log2(x) in Q10, x >= 1 (0 for x = 0). */
+int64_t poll_search_log2_q10(uint64_t x);
+
+/* The utility of a sample under weight (Q10). */
+int64_t poll_search_utility(const PollSearchSample *s, unsigned weight);
+
+/* Forgets everything: the next sample starts a climb. */
+void poll_search_reset(PollSearch *ps);
+
+/* One tick.  random: uniform 32 bits (the probe's direction).  Returns
+ * true when the arm to run next changed. */
+bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight, uint32_t random);
