@@ -121,7 +121,6 @@ static void search_stop(PolicySystem *sys) {
 void policy_search_decide(PolicyStep *l, const PolicyStepInput *in) {
         PolicySystem *sys = &l->sys;
         PollSearchSample s;
-        uint32_t random;
 
         if (l->replanning)
                 return;                 /* the tick was measured already */
@@ -142,8 +141,7 @@ void policy_search_decide(PolicyStep *l, const PolicyStepInput *in) {
                 sys->searching = true;
         }
         s = search_sample(l, in);
-        random = in->random ? in->random(in->random_userdata) : policy_step_random(l);
-        (void) poll_search_step(&sys->search, &s, in->profile->poll_search, random);
+        (void) poll_search_step(&sys->search, &s, in->profile->poll_search);
         sys->poll = (PollPlan) {
                 .mode = sys->search.arm == 0 ? POLL_MODE_NONE : POLL_MODE_WINDOW,
                 .window_ns = poll_search_window_ns[sys->search.arm],

@@ -74,7 +74,8 @@ static void climb_start(PollSearch *ps) {
         ps->phase = POLL_SEARCH_CLIMB;
         ps->arm = ps->best = 0;
         memset(ps->measured, 0, sizeof(ps->measured));
-        ps->probes_up = ps->probes_down = (PollSearchProbes) {};
+        memset(ps->probed, 0, sizeof(ps->probed));
+        ps->probe_every = POLL_SEARCH_PROBE_TICKS;
         ps->fast = true;
         ps->climbs++;
 }
@@ -83,7 +84,8 @@ static void climb_start(PollSearch *ps) {
 static void hold(PollSearch *ps, unsigned arm) {
         if (arm != ps->best) {
                 ps->moves++;
-                ps->probes_up = ps->probes_down = (PollSearchProbes) {};
+                memset(ps->probed, 0, sizeof(ps->probed));
+                ps->probe_every = POLL_SEARCH_PROBE_TICKS;
         }
         ps->phase = POLL_SEARCH_HOLD;
         ps->arm = ps->best = arm;
@@ -112,14 +114,27 @@ static bool moved(PollSearch *ps, int64_t lp, int64_t lc) {
         return false;
 }
 
-/* Climbing: arm's measurement u; on to the next arm while it is no worse
- * than the best by the margin, else hold the best. */
+/* The climb's rule: whether the walk upwards goes on past arm a (just
+ * measured at utility u, the best so far at best_u): a is no worse than
+ * best_u by the margin, or its longer window bought progress (by more
+ * than the margin over the arm below: polling caught wakeups it did not
+ * catch before, and a longer window may catch more; a short window that
+ * mostly times out costs CPU for little, which must not hide the longer
+ * one that pays). */
+static bool walk_on(const PollSearch *ps, unsigned a, int64_t u, int64_t best_u) {
+        bool gained = a > 0 && ps->log_p[a] - ps->log_p[a - 1] > POLL_SEARCH_MARGIN_Q10;
+
+        return a + 1 < POLL_SEARCH_ARMS && (gained || u >= best_u - POLL_SEARCH_MARGIN_Q10);
+}
+
+/* Climbing: arm's measurement u; on to the next arm while walk_on(),
+ * else hold the best. */
 static void climb_step(PollSearch *ps, int64_t u) {
         unsigned a = ps->arm;
 
         if (a == 0 || u > ps->utility[ps->best])
                 ps->best = a;
-        if (a + 1 < POLL_SEARCH_ARMS && u >= ps->utility[ps->best] - POLL_SEARCH_MARGIN_Q10)
+        if (walk_on(ps, a, u, ps->utility[ps->best]))
                 ps->arm = a + 1;
         else {
                 unsigned best = ps->best;
@@ -129,19 +144,9 @@ static void climb_step(PollSearch *ps, int64_t u) {
         }
 }
 
-/* The neighbour a probe tries: one arm up or down, at random where both
- * exist. */
-static unsigned neighbour(unsigned best, uint32_t random) {
-        if (best == 0)
-                return 1;
-        if (best + 1 >= POLL_SEARCH_ARMS)
-                return best - 1;
-        return random >> 31 ? best + 1 : best - 1;
-}
-
-/* Whether the probes of a neighbour prove it better than the held arm:
- * enough of them, their mean above the margin and above twice its
- * standard error (mean² × n > 4 × variance, in integers). */
+/* Whether the probes of an arm prove it better than the held arm: enough
+ * of them, their mean above the margin and above twice its standard error
+ * (mean² × n > 4 × variance, in integers). */
 static bool probes_prove(const PollSearchProbes *p) {
         int64_t n = p->n, mean, var;
 
@@ -152,37 +157,74 @@ static bool probes_prove(const PollSearchProbes *p) {
         return mean > POLL_SEARCH_MARGIN_Q10 && mean * mean * n > 4 * var;
 }
 
+/* The end of a probe: each arm it measured is compared with the mean of
+ * the held arm's two measurements around it (ref2 the second); the arm
+ * whose probes prove it best replaces the held one. */
+static void probe_end(PollSearch *ps, int64_t ref2) {
+        int64_t ref = (ps->probe_ref + ref2) / 2, best_mean = 0;
+        unsigned to = ps->best, every = ps->probe_every;
+        bool promising = false;
+
+        for (unsigned a = 0; a < POLL_SEARCH_ARMS; a++) {
+                PollSearchProbes *p = &ps->probed[a];
+                int64_t d = ps->utility[a] - ref;
+
+                if (!(ps->probe_visited & (1u << a)))
+                        continue;
+                p->n++;
+                p->sum += d;
+                p->sum_sq += d * d;
+                if (probes_prove(p) && p->sum / (int64_t) p->n > best_mean) {
+                        best_mean = p->sum / (int64_t) p->n;
+                        to = a;
+                }
+        }
+        for (unsigned a = 0; a < POLL_SEARCH_ARMS; a++)
+                promising |= ps->probed[a].n > 0 && ps->probed[a].sum / (int64_t) ps->probed[a].n > POLL_SEARCH_MARGIN_Q10;
+        hold(ps, to);
+        /* While no probed arm so much as hints at beating the held one,
+         * each probe makes the next wait twice as long (up to
+         * POLL_SEARCH_PROBE_TICKS_MAX); a move or a hint brings the wait
+         * back to the shortest. */
+        if (to == ps->best)
+                ps->probe_every = promising || !every ? POLL_SEARCH_PROBE_TICKS :
+                                  2 * every < POLL_SEARCH_PROBE_TICKS_MAX ? 2 * every : POLL_SEARCH_PROBE_TICKS_MAX;
+}
+
 static void probe_step(PollSearch *ps, int64_t u) {
-        PollSearchProbes *p;
-        int64_t d;
+        unsigned a = ps->arm;
 
         switch (ps->probe_step) {
         case 0:                        /* the held arm, before */
                 ps->probe_ref = u;
-                ps->arm = ps->probe;
+                ps->probe_visited = 0;
+                ps->arm = ps->probe_up ? a + 1 : a - 1;
                 ps->probe_step = 1;
-                return;
-        case 1:                        /* the neighbour */
-                ps->arm = ps->best;
-                ps->probe_step = 2;
-                return;
+                break;
+        case 1:                        /* a probed arm */
+                ps->probe_visited |= 1u << a;
+                if (ps->probe_up && walk_on(ps, a, u, ps->probe_ref))
+                        ps->arm = a + 1;
+                else if (!ps->probe_up && a > 0)
+                        ps->arm = 0;            /* downwards: the arm below, then no polling */
+                else {
+                        ps->arm = ps->best;
+                        ps->probe_step = 2;
+                }
+                break;
         default:                       /* the held arm, after */
+                probe_end(ps, u);
                 break;
         }
-        p = ps->probe > ps->best ? &ps->probes_up : &ps->probes_down;
-        d = ps->utility[ps->probe] - (ps->probe_ref + u) / 2;
-        p->n++;
-        p->sum += d;
-        p->sum_sq += d * d;
-        hold(ps, probes_prove(p) ? ps->probe : ps->best);
 }
 
-/* Holding: a probe every POLL_SEARCH_PROBE_TICKS. */
-static void hold_step(PollSearch *ps, uint32_t random) {
-        if (++ps->held < POLL_SEARCH_PROBE_TICKS)
+/* Holding: a probe every probe_every ticks, upwards and downwards in turn
+ * where both exist. */
+static void hold_step(PollSearch *ps) {
+        if (++ps->held < (ps->probe_every ? ps->probe_every : POLL_SEARCH_PROBE_TICKS))
                 return;
         ps->phase = POLL_SEARCH_PROBE;
-        ps->probe = neighbour(ps->best, random);
+        ps->probe_up = ps->best == 0 || (ps->best + 1 < POLL_SEARCH_ARMS && !ps->probe_up);
         ps->probe_step = 0;
         ps->fast = true;
         ps->probes++;
@@ -207,7 +249,7 @@ static bool measure(PollSearch *ps, int64_t lp, int64_t lc, unsigned weight) {
         return true;
 }
 
-bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight, uint32_t random) {
+bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight) {
         unsigned before = ps->arm;
         int64_t lp, lc;
 
@@ -228,7 +270,7 @@ bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight
                 return ps->arm != before;
         }
         if (ps->phase == POLL_SEARCH_HOLD) {
-                hold_step(ps, random);
+                hold_step(ps);
                 return ps->arm != before;
         }
         if (!measure(ps, lp, lc, weight))

@@ -27,16 +27,22 @@
  * How it moves (each measurement is POLL_SEARCH_TICKS ticks under one arm;
  * fast = the caller should make the next tick short, poll_search_tick_usec):
  *   climb   from arm 0 upwards while each arm is no worse than the best so
- *           far by more than the margin (1/16); then it holds the best arm
- *           seen.  A climb starts at the first sample and whenever the
+ *           far by more than the margin (1/16), or made more progress than
+ *           the arm below by more than the margin (a 25 µs window that
+ *           mostly times out is no better than none, yet the 50 µs one
+ *           above it may pay: pgbench); then it holds the best arm seen.  A climb starts at the first sample and whenever the
  *           held arm's progress or CPU leaves its running mean by more
  *           than a factor 2 (a program started or stopped).
- *   hold    the best arm; every POLL_SEARCH_PROBE_TICKS ticks a probe: a
- *           measurement of a neighbour (one arm up or down) between two of
- *           the held arm.  A program's progress moves by ±25% from one
- *           100 ms tick to the next (pgbench, one client: whether client
- *           and server share a CPU), so one probe proves little: the
- *           neighbour replaces the held arm once at least
+ *   hold    the best arm; now and then a probe: a measurement of the held
+ *           arm, then downwards the arm below and no polling (the cheapest
+ *           arm, whatever lies between), or upwards from the one above as long as each
+ *           bought progress or stays within the margin (the climb's rule), then
+ *           of the held arm again.  A probe that finds nothing better, not
+ *           even a hint, doubles the wait for the next (12 ticks at
+ *           first, at most 96).  A program's progress moves by ±25%
+ *           from one 100 ms tick to the next (pgbench, one client: whether
+ *           client and server share a CPU), so one probe proves little: a
+ *           probed arm replaces the held one once at least
  *           POLL_SEARCH_PROBES_MIN of its probes beat the held arm by more
  *           than the margin on average and by more than twice their
  *           standard error.
@@ -50,7 +56,8 @@
 
 #define POLL_SEARCH_ARMS 5
 #define POLL_SEARCH_TICKS 2            /* ticks per measurement of an arm */
-#define POLL_SEARCH_PROBE_TICKS 12     /* ticks held between probes */
+#define POLL_SEARCH_PROBE_TICKS 12     /* ticks held between probes, at first */
+#define POLL_SEARCH_PROBE_TICKS_MAX 96 /* ... doubling after each that found nothing, up to this */
 #define POLL_SEARCH_PROBES_MIN 3       /* probes of a neighbour before it may replace the held arm */
 #define POLL_SEARCH_MARGIN_Q10 90      /* log2(1 + 1/16) in Q10 (89.6) */
 #define POLL_SEARCH_CHANGE_Q10 1024    /* log2 2 in Q10 */
@@ -95,10 +102,12 @@ typedef struct PollSearch {
         int64_t mean_log_p, mean_log_c;    /* Q10 running means of the held arm's log2 rates */
         bool has_mean;
         unsigned held;                 /* ticks held since the last climb or probe */
-        unsigned probe;                /* the neighbour under probe */
-        unsigned probe_step;           /* 0 before, 1 under the neighbour, 2 after */
+        unsigned probe_every;          /* ticks between probes now (0: POLL_SEARCH_PROBE_TICKS) */
+        unsigned probe_step;           /* 0 before, 1 under the probed arms, 2 after */
+        bool probe_up;                 /* this probe walks upwards */
+        unsigned probe_visited;        /* bit a: arm a measured by this probe */
         int64_t probe_ref;             /* the held arm's utility before the probe */
-        PollSearchProbes probes_up, probes_down;
+        PollSearchProbes probed[POLL_SEARCH_ARMS]; /* per arm, since the held arm changed */
         unsigned climbs, probes, moves;/* counters, for status */
         uint64_t samples;
         PollSearchSample last;         /* the last sample measured */
@@ -113,6 +122,5 @@ int64_t poll_search_utility(const PollSearchSample *s, unsigned weight);
 /* Forgets everything: the next sample starts a climb. */
 void poll_search_reset(PollSearch *ps);
 
-/* One tick.  random: uniform 32 bits (the probe's direction).  Returns
- * true when the arm to run next changed. */
-bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight, uint32_t random);
+/* One tick.  Returns true when the arm to run next changed. */
+bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight);

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The poll frontier search on synthetic machines: each arm makes some
+ * progress for some CPU (the stock frontier of bench/results/live-frontier.md
+ * turned into rates), with and without the tick-to-tick noise a real
+ * program shows; the arm it holds, how often it leaves it, the change
+ * detection, the samples it refuses, the log2 it prices with. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "test-model-helpers.h"
+#include "poll-search.h"
+
+#define TICK_US 100000u
+#define WEIGHT 1024u
+
+/* Per arm: progress (context switches per second) and CPU (CPU-µs per
+ * second, 2 CPUs: up to 2000000). */
+typedef struct Machine {
+        double progress[POLL_SEARCH_ARMS];
+        double cpu[POLL_SEARCH_ARMS];
+} Machine;
+
+/* pgbench, one client (tps × 4 as switches; CPU s of a 4 s run / 4):
+ * the 100 µs window makes the most per CPU second. */
+static const Machine PGBENCH = {
+        { 9222 * 4.0, 12648 * 4.0, 24901 * 4.0, 31660 * 4.0, 26285 * 4.0 },
+        { 877500, 1182500, 1797500, 1990000, 1990000 },
+};
+/* stress-ng nanosleep: polling adds 17% of ops for 140% of CPU. */
+static const Machine NANOSLEEP = {
+        { 8395 * 16.0, 8702 * 16.0, 9427 * 16.0, 9849 * 16.0, 9297 * 16.0 },
+        { 835000, 1230000, 1987500, 2005000, 2005000 },
+};
+/* cyclictest: a fixed rate, whatever the window. */
+static const Machine CYCLICTEST = {
+        { 4000, 4000, 4000, 4000, 4000 },
+        { 70000, 107500, 92500, 102500, 115000 },
+};
+/* An idle machine. */
+static const Machine IDLE = {
+        { 80, 90, 90, 90, 90 },
+        { 8000, 9000, 9500, 10000, 11000 },
+};
+
+/* A deterministic generator for the noise and the probes' direction. */
+static uint32_t next_random(uint64_t *state) {
+        *state = *state * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+        return (uint32_t) (*state >> 32);
+}
+
+/* One tick of m under the arm the search asked for; progress scaled by a
+ * factor uniform in [1 - noise, 1 + noise]. */
+static PollSearchSample tick(const Machine *m, unsigned arm, double noise, uint64_t *rng) {
+        double f = 1.0 + noise * (2.0 * (double) next_random(rng) / 4294967296.0 - 1.0);
+
+        return (PollSearchSample) {
+                .arm = (int) arm,
+                .progress = (uint64_t) (m->progress[arm] * f * TICK_US / 1e6),
+                .burned_us = (uint64_t) (m->cpu[arm] * TICK_US / 1e6),
+                .interval_us = TICK_US,
+        };
+}
+
+/* Runs ticks ticks of m; *ret_away counts the ticks not under want. */
+static void run(PollSearch *ps, const Machine *m, unsigned ticks, double noise, uint64_t *rng, unsigned want,
+                unsigned *ret_away) {
+        for (unsigned t = 0; t < ticks; t++) {
+                PollSearchSample s = tick(m, ps->arm, noise, rng);
+
+                if (ret_away && s.arm != (int) want)
+                        (*ret_away)++;
+                (void) poll_search_step(ps, &s, WEIGHT);
+        }
+}
+
+START_TEST(test_log2) {
+        ck_assert_int_eq(poll_search_log2_q10(0), 0);
+        ck_assert_int_eq(poll_search_log2_q10(1), 0);
+        ck_assert_int_eq(poll_search_log2_q10(2), 1024);
+        ck_assert_int_eq(poll_search_log2_q10(1024), 10240);
+        /* To the last bit (each squaring truncates): */
+        ck_assert_int_le(llabs(poll_search_log2_q10(3) - 1623), 1);          /* 1.58496 × 1024 = 1622.998 */
+        ck_assert_int_le(llabs(poll_search_log2_q10(1000000) - 20410), 1);   /* 19.93157 × 1024 = 20409.9 */
+        ck_assert_int_eq(poll_search_log2_q10(UINT64_MAX), 64 * 1024 - 1);
+        for (uint64_t x = 1, prev = 0; x < UINT64_C(1) << 40; x = x * 3 / 2 + 1) {
+                int64_t l = poll_search_log2_q10(x);
+
+                ck_assert_int_ge(l, (int64_t) prev);
+                prev = (uint64_t) l;
+        }
+}
+END_TEST
+
+/* Without noise the climb alone finds each machine's best arm. */
+START_TEST(test_climb_finds_the_best) {
+        const struct {
+                const Machine *m;
+                unsigned want;
+        } cases[] = { { &PGBENCH, 3 }, { &NANOSLEEP, 0 }, { &CYCLICTEST, 0 }, { &IDLE, 0 } };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                PollSearch ps;
+                uint64_t rng = 1;
+
+                poll_search_reset(&ps);
+                run(&ps, cases[i].m, 40, 0.0, &rng, 0, NULL);
+                ck_assert_msg(ps.best == cases[i].want, "case %zu: holds arm %u, wants %u", i, ps.best, cases[i].want);
+                ck_assert_uint_eq(ps.climbs, 1);
+                ck_assert_int_eq(ps.phase == POLL_SEARCH_HOLD || ps.phase == POLL_SEARCH_PROBE, 1);
+        }
+}
+END_TEST
+
+/* With ±25% of tick-to-tick noise on progress (pgbench's, measured): over
+ * 60 s of 100 ms ticks, on 20 seeds, the best arm is held most of the
+ * time: the others (climbs, probes, a climb the noise misled until the
+ * probes prove it wrong) take under 15% of the ticks on average and
+ * under 35% in any run. */
+START_TEST(test_noise) {
+        const struct {
+                const Machine *m;
+                unsigned want;
+        } cases[] = { { &PGBENCH, 3 }, { &NANOSLEEP, 0 }, { &CYCLICTEST, 0 } };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                unsigned total = 0;
+
+                for (uint64_t seed = 1; seed <= 20; seed++) {
+                        PollSearch ps;
+                        unsigned away = 0;
+                        uint64_t rng = seed;
+
+                        poll_search_reset(&ps);
+                        run(&ps, cases[i].m, 600, 0.25, &rng, cases[i].want, &away);
+                        ck_assert_msg(away < 600 * 35 / 100, "case %zu seed %u: %u of 600 ticks away from arm %u",
+                                      i, (unsigned) seed, away, cases[i].want);
+                        total += away;
+                }
+                ck_assert_msg(total < 20 * 600 * 15 / 100, "case %zu: %u of 12000 ticks away from arm %u",
+                              i, total, cases[i].want);
+        }
+}
+END_TEST
+
+/* A program that stops: the held window's progress and CPU fall by far
+ * more than a factor 2, a new climb holds no polling. */
+START_TEST(test_change_climbs_again) {
+        PollSearch ps;
+        uint64_t rng = 7;
+
+        poll_search_reset(&ps);
+        run(&ps, &PGBENCH, 40, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, 3);
+        ck_assert(ps.fast);
+        run(&ps, &IDLE, 20, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, 0);
+        ck_assert_uint_eq(ps.climbs, 2);
+        ck_assert_uint_eq(ps.phase, POLL_SEARCH_HOLD);
+        ck_assert(!ps.fast);            /* no polling held: the normal tick */
+        run(&ps, &PGBENCH, 40, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, 3);
+        ck_assert_uint_eq(ps.climbs, 3);
+}
+END_TEST
+
+/* A sample under another arm than the one asked (the knobs not written
+ * yet, someone else's) is not a measurement; nor is an empty interval. */
+START_TEST(test_wrong_arm_waits) {
+        PollSearch ps;
+        PollSearchSample s = { .arm = 2, .progress = 1000, .burned_us = 1000, .interval_us = TICK_US };
+
+        poll_search_reset(&ps);
+        for (int i = 0; i < 10; i++)
+                ck_assert(!poll_search_step(&ps, &s, WEIGHT));
+        ck_assert_uint_eq(ps.samples, 0);
+        ck_assert_uint_eq(ps.arm, 0);
+        ck_assert_uint_eq(ps.phase, POLL_SEARCH_CLIMB);
+        s.arm = -1;
+        ck_assert(!poll_search_step(&ps, &s, WEIGHT));
+        s = (PollSearchSample) { .arm = 0 };
+        ck_assert(!poll_search_step(&ps, &s, WEIGHT));
+        ck_assert_uint_eq(ps.samples, 0);
+}
+END_TEST
+
+/* A neighbour only as good as the held arm within noise is probed but
+ * not taken: on the pgbench machine with 200 µs made equal to 100 µs less
+ * 5% (inside the margin), the held arm stays 100 µs. */
+START_TEST(test_probe_needs_proof) {
+        Machine m = PGBENCH;
+        PollSearch ps;
+        uint64_t rng = 3;
+
+        m.progress[4] = m.progress[3] * 0.95;
+        poll_search_reset(&ps);
+        run(&ps, &m, 40, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, 3);
+        run(&ps, &m, 1200, 0.25, &rng, 0, NULL);
+        ck_assert_uint_ge(ps.probes, 8);           /* fewer as they find nothing: the wait doubles */
+        ck_assert_uint_le(ps.moves, 3);
+}
+END_TEST
+
+/* A probe finds what the climb missed: the climb stops at 25 µs where 50
+ * µs looks worse (noise-free here, by construction), then the machine
+ * changes a little (50 µs becomes the best, no factor 2 anywhere) and
+ * the probes move the held arm there. */
+START_TEST(test_probe_moves) {
+        Machine m = PGBENCH;
+        PollSearch ps;
+        uint64_t rng = 11;
+
+        m.progress[2] = m.progress[1] * 0.9;
+        m.cpu[2] = m.cpu[1];
+        m.progress[3] = m.progress[2];
+        m.cpu[3] = m.cpu[2];
+        poll_search_reset(&ps);
+        run(&ps, &m, 40, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, 1);
+        m.progress[2] = m.progress[1] * 1.5;
+        run(&ps, &m, 400, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, 2);
+        ck_assert_uint_eq(ps.climbs, 1);
+}
+END_TEST
+
+/* Short ticks while climbing, probing and holding a window; the normal
+ * tick while holding no polling. */
+START_TEST(test_fast) {
+        PollSearch ps;
+        uint64_t rng = 5;
+        bool seen_slow = false;
+
+        poll_search_reset(&ps);
+        run(&ps, &CYCLICTEST, 1, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.phase, POLL_SEARCH_CLIMB);
+        ck_assert(ps.fast);
+        for (unsigned t = 0; t < 200; t++) {
+                run(&ps, &CYCLICTEST, 1, 0.0, &rng, 0, NULL);
+                ck_assert(ps.fast == (ps.phase != POLL_SEARCH_HOLD || ps.best != 0));
+                seen_slow |= !ps.fast;
+        }
+        ck_assert(seen_slow);
+}
+END_TEST
+
+static Suite *search_suite(void) {
+        Suite *s = suite_create("poll-search");
+        TCase *tc = tcase_create("core");
+
+        tcase_add_test(tc, test_log2);
+        tcase_add_test(tc, test_climb_finds_the_best);
+        tcase_add_test(tc, test_noise);
+        tcase_add_test(tc, test_change_climbs_again);
+        tcase_add_test(tc, test_wrong_arm_waits);
+        tcase_add_test(tc, test_probe_needs_proof);
+        tcase_add_test(tc, test_probe_moves);
+        tcase_add_test(tc, test_fast);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return model_test_run(search_suite());
+}
