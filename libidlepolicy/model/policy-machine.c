@@ -196,9 +196,11 @@ static const char *wanted_governor(const PolicyStep *l, const PolicyStepInput *i
                 return "";
         if (l->sys.searching) {
                 /* The arm needs its governor now: haltpoll for a window,
-                 * else one that keeps the tick through short idle periods. */
+                 * else menu, which keeps the tick through short idle
+                 * periods and honours the disabled POLL (wteo would be
+                 * companion mode, where the plan writes no disable bit). */
                 *ret_required = true;
-                g = l->sys.search.arm > 0 ? "haltpoll" : in->system->has_wteo ? CPUIDLE_GOVERNOR_WTEO : "menu";
+                g = l->sys.search.arm > 0 ? "haltpoll" : "menu";
         } else if (p->governor == PROFILE_GOVERNOR_NAMED)
                 g = p->governor_name;
         else if (p->governor == PROFILE_GOVERNOR_AUTO) {

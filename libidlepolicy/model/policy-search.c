@@ -6,9 +6,11 @@
  * a poll_search weight and lets the policy choose the governor ("auto"),
  * while the governor and guest_halt_poll_ns are nobody else's and the
  * ticks measure the machine's context switches.  A tree whose context
- * switch count never moves (a fake one) gives the search nothing to
- * measure: after SILENT_TICKS such ticks it stops and the priced rule
- * (policy-poll.c) decides again. */
+ * switch count never moves (a fake one), or whose CPUs are read in turns
+ * (a read budget), gives the search nothing to measure: after
+ * SILENT_TICKS such ticks it stops and the priced rule (policy-poll.c)
+ * decides again.  Arm 0's governor is menu, never wteo: wteo would be
+ * companion mode, where the plan writes no disable bit. */
 #include <stdio.h>
 #include <string.h>
 
@@ -78,8 +80,14 @@ static uint64_t halted_us(const PolicyTick *t) {
 
 /* The tick as a sample: the machine's context switches, and the CPU time
  * of every online CPU not spent halted (halted_us()).  Not a sample
- * (arm -1) when a CPU was not read at this tick. */
-static PollSearchSample search_sample(const PolicyStep *l, const PolicyStepInput *in) {
+ * (complete false) when a CPU was not read at this tick. */
+typedef struct SearchSample {
+        PollSearchSample s;
+        bool complete;                  /* every online CPU was read */
+} SearchSample;
+
+static SearchSample search_sample(const PolicyStep *l, const PolicyStepInput *in) {
+        SearchSample r = { .complete = true };
         PollSearchSample s = { .arm = arm_in_force(l, in), .progress = in->d_ctxt, .interval_us = in->interval_us };
 
         for (unsigned cpu = 0; cpu < in->n_cpus && cpu < l->n_cpus; cpu++) {
@@ -89,13 +97,14 @@ static PollSearchSample search_sample(const PolicyStep *l, const PolicyStepInput
                 if (!c->online)
                         continue;
                 if (!c->valid || !l->cpus[cpu].fresh) {
-                        s.arm = -1;
+                        r.complete = false;
                         continue;
                 }
                 halted = halted_us(&c->tick);
                 s.burned_us += c->tick.interval_us > halted ? c->tick.interval_us - halted : 0;
         }
-        return s;
+        r.s = s;
+        return r;
 }
 
 /* Whether the search may run under the machine's profile now. */
@@ -120,7 +129,8 @@ static void search_stop(PolicySystem *sys) {
 
 void policy_search_decide(PolicyStep *l, const PolicyStepInput *in) {
         PolicySystem *sys = &l->sys;
-        PollSearchSample s;
+        SearchSample s = {};
+        bool measured;
 
         if (l->replanning)
                 return;                 /* the tick was measured already */
@@ -128,20 +138,27 @@ void policy_search_decide(PolicyStep *l, const PolicyStepInput *in) {
                 search_stop(sys);
                 return;
         }
-        sys->search_silent = in->has_ctxt && in->d_ctxt > 0 ? 0 : sys->search_silent + (sys->search_silent < SILENT_TICKS);
+        /* A tick is a measurement when the machine's context switches
+         * moved and every CPU was read (not with a read budget that reads
+         * CPUs in turns). */
+        measured = in->has_ctxt && in->d_ctxt > 0;
+        if (measured) {
+                s = search_sample(l, in);
+                measured = s.complete;
+        }
+        sys->search_silent = measured ? 0 : sys->search_silent + (sys->search_silent < SILENT_TICKS);
         if (sys->search_silent >= SILENT_TICKS) {
                 search_stop(sys);
                 return;
         }
-        if (!in->has_ctxt || in->d_ctxt == 0)
-                return;                 /* nothing measured: the arm holds */
+        if (!measured)
+                return;                 /* the arm holds */
         if (!sys->searching) {
                 poll_search_reset(&sys->search);
                 snprintf(sys->search_profile, sizeof(sys->search_profile), "%s", in->profile->name);
                 sys->searching = true;
         }
-        s = search_sample(l, in);
-        (void) poll_search_step(&sys->search, &s, in->profile->poll_search);
+        (void) poll_search_step(&sys->search, &s.s, in->profile->poll_search);
         sys->poll = (PollPlan) {
                 .mode = sys->search.arm == 0 ? POLL_MODE_NONE : POLL_MODE_WINDOW,
                 .window_ns = poll_search_window_ns[sys->search.arm],

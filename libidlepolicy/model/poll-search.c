@@ -90,6 +90,7 @@ static void hold(PollSearch *ps, unsigned arm) {
         ps->phase = POLL_SEARCH_HOLD;
         ps->arm = ps->best = arm;
         ps->has_mean = ps->measured[arm];
+        ps->out_of_band = 0;
         ps->mean_log_p = ps->log_p[arm];
         ps->mean_log_c = ps->log_c[arm];
         ps->held = 0;
@@ -97,12 +98,14 @@ static void hold(PollSearch *ps, unsigned arm) {
 }
 
 /* Whether the log2 rates (lp, lc) left the held arm's running means by
- * more than the change threshold (a program started or stopped);
- * otherwise the means learn them. */
+ * more than the change threshold for POLL_SEARCH_CHANGE_TICKS ticks in a
+ * row (a program started or stopped; one tick out is a program's own
+ * jitter, and is not learned); otherwise the means learn them. */
 static bool moved(PollSearch *ps, int64_t lp, int64_t lc) {
         if (ps->has_mean && (lp - ps->mean_log_p > POLL_SEARCH_CHANGE_Q10 || ps->mean_log_p - lp > POLL_SEARCH_CHANGE_Q10 ||
                              lc - ps->mean_log_c > POLL_SEARCH_CHANGE_Q10 || ps->mean_log_c - lc > POLL_SEARCH_CHANGE_Q10))
-                return true;
+                return ++ps->out_of_band >= POLL_SEARCH_CHANGE_TICKS;
+        ps->out_of_band = 0;
         if (!ps->has_mean) {
                 ps->mean_log_p = lp;
                 ps->mean_log_c = lc;
