@@ -63,6 +63,7 @@ START_TEST(test_defaults) {
         ck_assert_int_eq(c.calibrate_on_first_start, -1);
         ck_assert_uint_eq(c.governor_hold_usec, CONFIG_GOVERNOR_HOLD_USEC_DEFAULT);
         ck_assert_uint_eq(c.sample_files_per_tick, CONFIG_SAMPLE_FILES_PER_TICK_DEFAULT);
+        ck_assert_uint_eq(c.poll_search_tick_usec, 100000);
         c = parse_ok("{}");
         ck_assert_uint_eq(c.tick_usec, CONFIG_TICK_USEC_DEFAULT);
         ck_assert_str_eq(c.runtime_directory, RUNTIME_DIR);
@@ -276,6 +277,28 @@ START_TEST(test_policy_keys) {
 }
 END_TEST
 
+/* The poll search's short tick: the tick's bounds, apart from it. */
+START_TEST(test_poll_search_tick) {
+        static const char *const bad[] = { "9999", "0", "3600000001", "-100000", "100000.5", "\"100000\"", "null" };
+        Config c = parse_ok("{ \"poll_search_tick_usec\": 10000 }");
+
+        ck_assert_uint_eq(c.poll_search_tick_usec, CONFIG_TICK_USEC_MIN);
+        ck_assert_uint_eq(c.tick_usec, CONFIG_TICK_USEC_DEFAULT);
+        c = parse_ok("{ \"poll_search_tick_usec\": 3600000000, \"tick_usec\": 20000 }");
+        ck_assert_uint_eq(c.poll_search_tick_usec, CONFIG_TICK_USEC_MAX);
+        ck_assert_uint_eq(c.tick_usec, 20000);
+        c = parse_ok("{ \"tick_usec\": 250000 }");
+        ck_assert_uint_eq(c.poll_search_tick_usec, CONFIG_SEARCH_TICK_USEC_DEFAULT);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char text[128];
+
+                /* after a good tick: nothing applied */
+                snprintf(text, sizeof(text), "{\"tick_usec\": 20000, \"poll_search_tick_usec\": %s}", bad[i]);
+                key_fails(text, "poll_search_tick_usec", TICK_REASON);
+        }
+}
+END_TEST
+
 #define FILES_REASON "must be an integer between 0 and 1000000000"
 
 START_TEST(test_sample_files_per_tick) {
@@ -348,6 +371,7 @@ int main(void) {
         tcase_add_test(tc, test_load_not_a_file);
         tcase_add_test(tc, test_log_levels);
         tcase_add_test(tc, test_policy_keys);
+        tcase_add_test(tc, test_poll_search_tick);
         tcase_add_test(tc, test_sample_files_per_tick);
         tcase_add_test(tc, test_metrics_keys);
         tcase_add_test(tc, test_modes);

@@ -178,6 +178,63 @@ START_TEST(test_interrupts_bad) {
 }
 END_TEST
 
+/* The machine's context switch count: the first complete "ctxt N" line. */
+START_TEST(test_ctxt) {
+        static const struct {
+                const char *text;
+                uint64_t value;
+        } cases[] = {
+                { stat_vm, 262637 },
+                { "ctxt 0\n", 0 },
+                { "ctxt 18446744073709551615\n", UINT64_MAX },
+                { "intr 5\nctxt  12\t\nctxt 13\n", 12 },
+                { "ctxt 5\nctxt 6", 5 },                /* a truncated last line is not taken */
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                uint64_t v = 7;
+
+                ck_assert_msg(procstat_parse_ctxt(cases[i].text, &v) == 0, "refused: \"%s\"", cases[i].text);
+                ck_assert_uint_eq(v, cases[i].value);
+        }
+}
+END_TEST
+
+/* No ctxt line is -ENODATA, a value that is not a number -EBADMSG; *ret
+ * untouched either way. */
+START_TEST(test_ctxt_bad) {
+        static const char *const none[] = {
+                "",
+                "cpu  1 2 3 4\ncpu0 1 2 3 4\nintr 5\nbtime 1795258411\n",
+                "ctxt 262637",                  /* cut off: not a complete line */
+                "cpu  1 2 3 4\nctxt 262",
+                "ctxt\n",
+                "ctxt \n",
+                "ctxts 5\n",
+                "xctxt 5\n",
+                " ctxt 5\n",
+        };
+        static const char *const garbage[] = {
+                "ctxt x\n",
+                "ctxt 12x\n",
+                "ctxt -5\n",
+                "ctxt 18446744073709551616\n",
+                "ctxt 99999999999999999999999999999999\n",
+                "ctxt 1.5\n",
+        };
+        uint64_t v = 7;
+
+        for (size_t i = 0; i < ELEMENTSOF(none); i++) {
+                ck_assert_msg(procstat_parse_ctxt(none[i], &v) == -ENODATA, "not -ENODATA: \"%s\"", none[i]);
+                ck_assert_uint_eq(v, 7);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(garbage); i++) {
+                ck_assert_msg(procstat_parse_ctxt(garbage[i], &v) == -EBADMSG, "not -EBADMSG: \"%s\"", garbage[i]);
+                ck_assert_uint_eq(v, 7);
+        }
+}
+END_TEST
+
 /* ---- the reader on a fake tree ------------------------------------------- */
 
 static void reader_read_ok(ProcReader *r, unsigned n, ProcCpuSample *out) {
@@ -212,6 +269,53 @@ START_TEST(test_reader_tree) {
 }
 END_TEST
 
+/* procreader_ctxt(): the ctxt line of the last successful read, none
+ * without one or after a read that failed. */
+START_TEST(test_reader_ctxt) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_procreader_ ProcReader *r = NULL;
+        ProcCpuSample out[2];
+        ErrorInfo e = {};
+        uint64_t v = 7;
+
+        ck_assert_int_eq(procreader_new(t->fd, &r, &e), 0);
+        ck_assert(!procreader_ctxt(r, &v));             /* nothing read yet */
+        ck_assert_uint_eq(v, 7);
+        ck_assert_int_eq(faketree_write(t->fd, "proc/stat", "cpu  1 2 3 4\ncpu0 1 2 3 4\ncpu1 1 2 3 4\n"
+                                                           "intr 9\nctxt 4242\nbtime 1795258411\n"), 0);
+        reader_read_ok(r, 2, out);
+        ck_assert(procreader_ctxt(r, &v));
+        ck_assert_uint_eq(v, 4242);
+        ck_assert_int_eq(faketree_write(t->fd, "proc/stat", "cpu  1 2 3 4\ncpu0 1 2 3 4\nctxt 4300\n"), 0);
+        reader_read_ok(r, 2, out);
+        ck_assert(procreader_ctxt(r, &v));
+        ck_assert_uint_eq(v, 4300);
+
+        /* a file without it, with garbage in it, or that did not parse */
+        v = 7;
+        ck_assert_int_eq(faketree_write(t->fd, "proc/stat", "cpu  1 2 3 4\ncpu0 1 2 3 4\n"), 0);
+        reader_read_ok(r, 2, out);
+        ck_assert(!procreader_ctxt(r, &v));
+        ck_assert_int_eq(faketree_write(t->fd, "proc/stat", "cpu  1 2 3 4\ncpu0 1 2 3 4\nctxt lots\n"), 0);
+        reader_read_ok(r, 2, out);
+        ck_assert(!procreader_ctxt(r, &v));
+        ck_assert_int_eq(faketree_write(t->fd, "proc/stat", "cpu  1 2 3 4\ncpu0 1 2 3 4\nctxt 4400\n"), 0);
+        reader_read_ok(r, 2, out);
+        ck_assert(procreader_ctxt(r, &v));
+        ck_assert_int_eq(faketree_write(t->fd, "proc/stat", "cpu  1 2 3 4\ncpu0 1 x 3 4\nctxt 4500\n"), 0);
+        ck_assert_int_eq(procreader_read(r, 2, out, &e), -EBADMSG);
+        v = 7;
+        ck_assert(!procreader_ctxt(r, &v));
+        ck_assert_uint_eq(v, 7);
+
+        /* the fake tree's own proc/stat carries this VM's count */
+        ck_assert_int_eq(faketree_bump_proc(t->fd, 1, 30, 70, 100, 5), 0);
+        reader_read_ok(r, 2, out);
+        ck_assert(procreader_ctxt(r, &v));
+        ck_assert_uint_eq(v, 262637);
+}
+END_TEST
+
 START_TEST(test_reader_missing_and_garbage) {
         FakeTree *t = unit_tree(NULL);
         ProcReader *r = NULL;
@@ -243,6 +347,7 @@ int main(void) {
         Suite *s = suite_create("procstat");
         TCase *stat = unit_tcase(s, "stat");
         TCase *irq = unit_tcase(s, "interrupts");
+        TCase *ctxt = unit_tcase(s, "ctxt");
         TCase *reader = unit_tcase(s, "reader");
 
         tcase_add_test(stat, test_stat_vm);
@@ -252,7 +357,10 @@ int main(void) {
         tcase_add_test(irq, test_interrupts_offline_columns);
         tcase_add_test(irq, test_interrupts_single_cpu);
         tcase_add_test(irq, test_interrupts_bad);
+        tcase_add_test(ctxt, test_ctxt);
+        tcase_add_test(ctxt, test_ctxt_bad);
         tcase_add_test(reader, test_reader_tree);
+        tcase_add_test(reader, test_reader_ctxt);
         tcase_add_test(reader, test_reader_missing_and_garbage);
         return unit_run(s);
 }

@@ -38,6 +38,13 @@ static const BadCase bad_cases[] = {
         { "{\"too_shallow_tolerance\": -0.5}", "x.json", "key \"too_shallow_tolerance\"" },
         { "{\"burn_price\": 1001}", "x.json", "key \"burn_price\"" },
         { "{\"burn_price\": null}", "x.json", "key \"burn_price\"" },
+        { "{\"poll_search\": 1.5}", "x.json",
+          "x.json: key \"poll_search\": must be a number between 0 (off) and 1 (the CPU weight of the poll frontier search)" },
+        { "{\"poll_search\": -1}", "x.json", "key \"poll_search\": must be a number between 0 (off) and 1" },
+        { "{\"poll_search\": null}", "x.json", "key \"poll_search\": must be a number between 0 (off) and 1" },
+        { "{\"poll_search\": \"1\"}", "x.json", "key \"poll_search\": must be a number between 0 (off) and 1" },
+        { "{\"poll_search\": true}", "x.json", "key \"poll_search\"" },
+        { "{\"poll_search\": 1.0009765625}", "x.json", "key \"poll_search\"" },
         { "{\"util_threshold\": 150}", "x.json", "key \"util_threshold\"" },
         { "{\"util_threshold\": 50, \"util_hysteresis\": 60}", "x.json", "key \"util_hysteresis\"" },
         { "{\"learn_shift\": 0}", "x.json", "key \"learn_shift\": must be an integer between 1 and 15" },
@@ -109,6 +116,40 @@ START_TEST(test_units_and_defaults) {
 }
 END_TEST
 
+/* poll_search: the CPU weight of the poll frontier search, 0 (off) to 1,
+ * stored in Q10; left out, balanced's 1. */
+START_TEST(test_poll_search) {
+        static const struct {
+                const char *text;
+                unsigned q10;
+        } cases[] = {
+                { "{\"poll_search\": 0}", 0 },
+                { "{\"poll_search\": 0.0}", 0 },
+                { "{\"poll_search\": 0.5}", 512 },
+                { "{\"poll_search\": 1}", 1024 },
+                { "{\"poll_search\": 1.0}", 1024 },
+                { "{\"poll_search\": 0.25}", 256 },
+                { "{\"poll_search\": 0.1}", 102 },            /* 102.4, rounded */
+                { "{}", 1024 },
+        };
+        ErrorInfo e = {};
+        Profile p, d;
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                memset(&p, 0x5a, sizeof(p));
+                ck_assert_msg(profile_parse(cases[i].text, "s.json", &p, &e) == 0, "%s: %s", cases[i].text, e.message);
+                ck_assert_msg(p.poll_search == cases[i].q10, "%s: %u, want %u", cases[i].text, p.poll_search,
+                              cases[i].q10);
+        }
+        profile_init(&d, "balanced");
+        ck_assert_uint_eq(d.poll_search, 1024);
+        /* the key does not touch the burn price it replaces on KVM guests */
+        ck_assert_int_eq(profile_parse("{\"poll_search\": 0, \"burn_price\": 0.5}", "s.json", &p, &e), 0);
+        ck_assert_uint_eq(p.poll_search, 0);
+        ck_assert_uint_eq(p.burn_price, 512);
+}
+END_TEST
+
 /* The "wteo" object: each key optional, the others at wteo-core.h's
  * defaults; "governor": "wteo" names the governor. */
 START_TEST(test_wteo_object) {
@@ -140,6 +181,7 @@ static void assert_profile_eq(const Profile *a, const Profile *b) {
         ck_assert_uint_eq(a->too_deep_tolerance, b->too_deep_tolerance);
         ck_assert_uint_eq(a->too_shallow_tolerance, b->too_shallow_tolerance);
         ck_assert_uint_eq(a->burn_price, b->burn_price);
+        ck_assert_uint_eq(a->poll_search, b->poll_search);
         ck_assert_uint_eq(a->util_threshold, b->util_threshold);
         ck_assert_uint_eq(a->util_hysteresis, b->util_hysteresis);
         ck_assert_uint_eq(a->learn_shift, b->learn_shift);
@@ -173,6 +215,7 @@ START_TEST(test_round_trip) {
         p.too_deep_tolerance = 1;             /* 0.09765625 % */
         p.too_shallow_tolerance = 1023;
         p.burn_price = 333;
+        p.poll_search = 0;
         p.util_threshold = 777;
         p.util_hysteresis = 5;
         p.latency_limit_us = 10000000;
@@ -191,6 +234,11 @@ START_TEST(test_round_trip) {
         assert_round_trip(&p);
         p.wteo = (ProfileWteo) { .learn_shift = 1, .age_shift = 15, .explore_shift = 0, .tolerance = 0 };
         assert_round_trip(&p);
+        /* every CPU weight of the poll search, 1/1024 to 1, comes back */
+        for (unsigned w = 1; w <= 1024; w++) {
+                p.poll_search = w;
+                assert_round_trip(&p);
+        }
 }
 END_TEST
 
@@ -269,6 +317,13 @@ START_TEST(test_shipped) {
         ck_assert_uint_eq(p[0].wteo.tolerance, 77);
         ck_assert_uint_eq(p[1].wteo.tolerance, 102);
         ck_assert_uint_eq(p[2].wteo.tolerance, 256);
+        /* the poll frontier search: balanced's alone, at weight 1 (1024);
+         * the others price polling with their burn price */
+        ck_assert_uint_eq(p[1].poll_search, 1024);
+        ck_assert_uint_eq(p[0].poll_search, 0);
+        ck_assert_uint_eq(p[2].poll_search, 0);
+        ck_assert_uint_eq(p[3].poll_search, 0);
+        ck_assert_int_eq(p[1].governor, PROFILE_GOVERNOR_AUTO);
 }
 END_TEST
 
@@ -278,6 +333,7 @@ static Suite *profile_suite(void) {
 
         tcase_add_loop_test(tc, test_bad_files, 0, (int) (sizeof(bad_cases) / sizeof(bad_cases[0])));
         tcase_add_test(tc, test_units_and_defaults);
+        tcase_add_test(tc, test_poll_search);
         tcase_add_test(tc, test_wteo_object);
         tcase_add_test(tc, test_round_trip);
         tcase_add_test(tc, test_set);
