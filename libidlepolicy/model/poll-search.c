@@ -90,7 +90,7 @@ static void hold(PollSearch *ps, unsigned arm) {
         ps->phase = POLL_SEARCH_HOLD;
         ps->arm = ps->best = arm;
         ps->has_mean = ps->measured[arm];
-        ps->out_of_band = 0;
+        ps->out_of_band_us = 0;
         ps->mean_log_p = ps->log_p[arm];
         ps->mean_log_c = ps->log_c[arm];
         ps->held = 0;
@@ -98,14 +98,14 @@ static void hold(PollSearch *ps, unsigned arm) {
 }
 
 /* Whether the log2 rates (lp, lc) left the held arm's running means by
- * more than the change threshold for POLL_SEARCH_CHANGE_TICKS ticks in a
- * row (a program started or stopped; one tick out is a program's own
+ * more than the change threshold for POLL_SEARCH_CHANGE_US in a row (a
+ * program started or stopped; one short tick out is a program's own
  * jitter, and is not learned); otherwise the means learn them. */
-static bool moved(PollSearch *ps, int64_t lp, int64_t lc) {
+static bool moved(PollSearch *ps, int64_t lp, int64_t lc, uint64_t interval_us) {
         if (ps->has_mean && (lp - ps->mean_log_p > POLL_SEARCH_CHANGE_Q10 || ps->mean_log_p - lp > POLL_SEARCH_CHANGE_Q10 ||
                              lc - ps->mean_log_c > POLL_SEARCH_CHANGE_Q10 || ps->mean_log_c - lc > POLL_SEARCH_CHANGE_Q10))
-                return ++ps->out_of_band >= POLL_SEARCH_CHANGE_TICKS;
-        ps->out_of_band = 0;
+                return (ps->out_of_band_us += interval_us) >= POLL_SEARCH_CHANGE_US;
+        ps->out_of_band_us = 0;
         if (!ps->has_mean) {
                 ps->mean_log_p = lp;
                 ps->mean_log_c = lc;
@@ -115,6 +115,12 @@ static bool moved(PollSearch *ps, int64_t lp, int64_t lc) {
                 ps->mean_log_c += (lc - ps->mean_log_c) / (1 << MEAN_SHIFT);
         }
         return false;
+}
+
+/* Whether a machine at log2 progress lp (Q10, P0 added) makes under
+ * POLL_SEARCH_ACTIVE context switches a second. */
+static bool idle(int64_t lp) {
+        return lp < poll_search_log2_q10(POLL_SEARCH_ACTIVE + POLL_SEARCH_P0);
 }
 
 /* The climb's rule: whether the walk upwards goes on past arm a (just
@@ -137,7 +143,7 @@ static void climb_step(PollSearch *ps, int64_t u) {
 
         if (a == 0 || u > ps->utility[ps->best])
                 ps->best = a;
-        if (walk_on(ps, a, u, ps->utility[ps->best]))
+        if (!(a == 0 && idle(ps->log_p[0])) && walk_on(ps, a, u, ps->utility[ps->best]))
                 ps->arm = a + 1;
         else {
                 unsigned best = ps->best;
@@ -224,7 +230,8 @@ static void probe_step(PollSearch *ps, int64_t u) {
 /* Holding: a probe every probe_every ticks, upwards and downwards in turn
  * where both exist. */
 static void hold_step(PollSearch *ps) {
-        if (++ps->held < (ps->probe_every ? ps->probe_every : POLL_SEARCH_PROBE_TICKS))
+        if (++ps->held < (ps->probe_every ? ps->probe_every : POLL_SEARCH_PROBE_TICKS) ||
+            (ps->best == 0 && idle(ps->mean_log_p)))
                 return;
         ps->phase = POLL_SEARCH_PROBE;
         ps->probe_up = ps->best == 0 || (ps->best + 1 < POLL_SEARCH_ARMS && !ps->probe_up);
@@ -266,7 +273,7 @@ bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight
         lc = log_burned(s);
         /* A tick of the held arm (holding, or around a probe) that left
          * its means: the program changed, climb again. */
-        if ((ps->phase == POLL_SEARCH_HOLD || (ps->phase == POLL_SEARCH_PROBE && ps->probe_step != 1)) && moved(ps, lp, lc)) {
+        if ((ps->phase == POLL_SEARCH_HOLD || (ps->phase == POLL_SEARCH_PROBE && ps->probe_step != 1)) && moved(ps, lp, lc, s->interval_us)) {
                 ps->ticks = 0;
                 ps->acc_u = ps->acc_p = ps->acc_c = 0;
                 climb_start(ps);

@@ -32,8 +32,13 @@
  *           mostly times out is no better than none, yet the 50 µs one
  *           above it may pay: pgbench); then it holds the best arm seen.  A climb starts at the first sample and whenever the
  *           held arm's progress or CPU leaves its running mean by more
- *           than a factor 2 for two ticks in a row (a program started or
- *           stopped).
+ *           than a factor 2 for 150 ms in a row (a program started or
+ *           stopped; one 100 ms tick out is a program's own jitter).  A
+ *           machine that makes under POLL_SEARCH_ACTIVE context switches a
+ *           second has nothing a poll could catch: it holds no polling at
+ *           once, and is not probed (a program starting in the middle of a
+ *           walk through the windows of an idle machine made the window it
+ *           started under look best).
  *   hold    the best arm; now and then a probe: a measurement of the held
  *           arm, then downwards the arm below and no polling (the cheapest
  *           arm, whatever lies between), or upwards from the one above as long as each
@@ -62,7 +67,10 @@
 #define POLL_SEARCH_PROBES_MIN 3       /* probes of a neighbour before it may replace the held arm */
 #define POLL_SEARCH_MARGIN_Q10 90      /* log2(1 + 1/16) in Q10 (89.6) */
 #define POLL_SEARCH_CHANGE_Q10 1024    /* log2 2 in Q10 */
-#define POLL_SEARCH_CHANGE_TICKS 2     /* ticks in a row beyond it that make a change */
+#define POLL_SEARCH_CHANGE_US 150000u  /* time in a row beyond it that makes a change:
+                                        * two 100 ms ticks, one of 500 ms */
+#define POLL_SEARCH_ACTIVE 2000u       /* context switches per second below which there is
+                                        * nothing to poll for: no polling, no climb, no probe */
 #define POLL_SEARCH_P0 1000u           /* context switches per second */
 #define POLL_SEARCH_C0 50000u          /* CPU-µs per second: 5% of one CPU */
 
@@ -103,7 +111,7 @@ typedef struct PollSearch {
         int64_t acc_u, acc_p, acc_c;   /* their sums */
         int64_t mean_log_p, mean_log_c;    /* Q10 running means of the held arm's log2 rates */
         bool has_mean;
-        unsigned out_of_band;          /* ticks in a row beyond the change threshold */
+        uint64_t out_of_band_us;       /* time in a row beyond the change threshold */
         unsigned held;                 /* ticks held since the last climb or probe */
         unsigned probe_every;          /* ticks between probes now (0: POLL_SEARCH_PROBE_TICKS) */
         unsigned probe_step;           /* 0 before, 1 under the probed arms, 2 after */

@@ -224,6 +224,56 @@ START_TEST(test_probe_moves) {
 }
 END_TEST
 
+/* An idle machine holds no polling at once: no walk through the windows
+ * (a program starting in the middle of one would make the window it
+ * started under look best) and no probes. */
+START_TEST(test_idle_holds_no_polling) {
+        PollSearch ps;
+        uint64_t rng = 9;
+
+        poll_search_reset(&ps);
+        run(&ps, &IDLE, 400, 0.25, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, 0);
+        ck_assert(!ps.measured[1]);
+        ck_assert_uint_eq(ps.probes, 0);
+        ck_assert_uint_eq(ps.climbs, 1);
+}
+END_TEST
+
+/* A change is 150 ms beyond a factor 2: one 100 ms tick of a program's
+ * jitter is not, two are; one 500 ms tick is. */
+START_TEST(test_change_takes_150ms) {
+        PollSearch ps;
+        uint64_t rng = 13;
+        PollSearchSample s;
+
+        poll_search_reset(&ps);
+        run(&ps, &PGBENCH, 40, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.phase, POLL_SEARCH_HOLD);
+        ck_assert_uint_eq(ps.climbs, 1);
+        ps.held = 0;
+        s = tick(&IDLE, ps.arm, 0.0, &rng);
+        (void) poll_search_step(&ps, &s, WEIGHT);
+        ck_assert_uint_eq(ps.climbs, 1);
+        s = tick(&PGBENCH, ps.arm, 0.0, &rng);
+        (void) poll_search_step(&ps, &s, WEIGHT);
+        s = tick(&IDLE, ps.arm, 0.0, &rng);
+        (void) poll_search_step(&ps, &s, WEIGHT);
+        ck_assert_uint_eq(ps.climbs, 1);        /* two ticks out, not in a row */
+        (void) poll_search_step(&ps, &s, WEIGHT);
+        ck_assert_uint_eq(ps.climbs, 2);        /* two in a row */
+        run(&ps, &PGBENCH, 40, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, 3);
+        ps.held = 0;
+        s = tick(&IDLE, ps.arm, 0.0, &rng);
+        s.interval_us = 5 * TICK_US;
+        s.progress *= 5;
+        s.burned_us *= 5;
+        (void) poll_search_step(&ps, &s, WEIGHT);
+        ck_assert_uint_eq(ps.climbs, 3);        /* one 500 ms tick */
+}
+END_TEST
+
 /* Short ticks while climbing, probing and holding a window; the normal
  * tick while holding no polling. */
 START_TEST(test_fast) {
@@ -256,6 +306,8 @@ static Suite *search_suite(void) {
         tcase_add_test(tc, test_probe_needs_proof);
         tcase_add_test(tc, test_probe_moves);
         tcase_add_test(tc, test_fast);
+        tcase_add_test(tc, test_idle_holds_no_polling);
+        tcase_add_test(tc, test_change_takes_150ms);
         suite_add_tcase(s, tc);
         return s;
 }
