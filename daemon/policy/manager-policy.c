@@ -165,8 +165,9 @@ static void enforce_plan(Manager *m, uint64_t now_usec) {
         }
 }
 
-/* Logs what the poll search did at this tick: its moves at info, every
- * step at debug (the arm asked for, and the utilities measured so far). */
+/* Logs what the poll search did at this tick: its moves and the end of a
+ * climb (the arm it holds, every arm measured) at info, every step at debug
+ * (the arm asked for, and the utilities measured so far). */
 static void log_search(const PolicySystem *before, const PolicySystem *now) {
         const PollSearch *s = &now->search;
         char u[POLL_SEARCH_ARMS * 24] = "";
@@ -180,7 +181,8 @@ static void log_search(const PolicySystem *before, const PolicySystem *now) {
         for (unsigned a = 0; a < POLL_SEARCH_ARMS && n < sizeof(u); a++)
                 n += (size_t) snprintf(u + n, sizeof(u) - n, " %uus=%s%.3f", (unsigned) (poll_search_window_ns[a] / 1000),
                                        s->measured[a] ? "" : "~", (double) s->utility[a] / 1024.0);
-        if (before->search.best != s->best || !before->searching)
+        if (before->search.best != s->best || !before->searching ||
+            (before->search.phase == POLL_SEARCH_CLIMB && s->phase == POLL_SEARCH_HOLD))
                 log_info("Poll search (%s): holding %s (window %uus); utilities log2:%s",
                          poll_search_phase_to_string(s->phase), s->best ? "haltpoll" : "no polling",
                          (unsigned) (poll_search_window_ns[s->best] / 1000), u);

@@ -94,6 +94,7 @@ static void hold(PollSearch *ps, unsigned arm) {
         ps->mean_log_p = ps->log_p[arm];
         ps->mean_log_c = ps->log_c[arm];
         ps->held = 0;
+        ps->waited = 0;
         ps->fast = arm != 0;
 }
 
@@ -259,14 +260,41 @@ static bool measure(PollSearch *ps, int64_t lp, int64_t lc, unsigned weight) {
         return true;
 }
 
+/* A sample under another arm than the one asked for: the search waits.
+ * An arm it moved to (climbing or probing) that does not come into force
+ * within POLL_SEARCH_WAIT_TICKS samples (its knob unwritable, someone
+ * else's) is given up rather than asked for with short ticks forever: a
+ * climb holds the best arm so far, a probe ends as one that found nothing
+ * (the wait for the next doubles).  The held arm is waited for.  Returns
+ * true when the arm to run next changed. */
+static bool wait_arm(PollSearch *ps) {
+        unsigned best = ps->best, every = ps->probe_every ? ps->probe_every : POLL_SEARCH_PROBE_TICKS;
+
+        if (ps->arm == best || ++ps->waited < POLL_SEARCH_WAIT_TICKS)
+                return false;
+        ps->ticks = 0;
+        ps->acc_u = ps->acc_p = ps->acc_c = 0;
+        if (ps->phase == POLL_SEARCH_PROBE) {
+                hold(ps, best);
+                ps->probe_every = 2 * every < POLL_SEARCH_PROBE_TICKS_MAX ? 2 * every : POLL_SEARCH_PROBE_TICKS_MAX;
+        } else {
+                ps->best = 0;           /* hold() counts a move from no polling */
+                hold(ps, best);
+        }
+        return true;
+}
+
 bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight) {
         unsigned before = ps->arm;
         int64_t lp, lc;
 
         if (ps->phase == POLL_SEARCH_IDLE)
                 climb_start(ps);
-        if (s->interval_us == 0 || s->arm != (int) ps->arm)
+        if (s->interval_us == 0)
                 return false;
+        if (s->arm != (int) ps->arm)
+                return wait_arm(ps);
+        ps->waited = 0;
         ps->samples++;
         ps->last = *s;
         lp = log_progress(s);

@@ -53,7 +53,10 @@
  *           than the margin on average and by more than twice their
  *           standard error.
  * A sample whose arm is not the one asked for (the knobs not yet
- * written, or someone else's) is not a measurement; the search waits.
+ * written, or someone else's) is not a measurement; the search waits,
+ * and gives up an arm it moved to that is not in force after
+ * POLL_SEARCH_WAIT_TICKS such samples (a climb holds the best so far, a
+ * probe ends as one that found nothing).
  * Fast ticks: climbing, probing, and holding a window (a program that
  * stops leaves the window burning until the next tick). */
 
@@ -71,6 +74,7 @@
                                         * two 100 ms ticks, one of 500 ms */
 #define POLL_SEARCH_ACTIVE 2000u       /* context switches per second below which there is
                                         * nothing to poll for: no polling, no climb, no probe */
+#define POLL_SEARCH_WAIT_TICKS 4       /* samples in a row under another arm before the one asked for is given up */
 #define POLL_SEARCH_P0 1000u           /* context switches per second */
 #define POLL_SEARCH_C0 50000u          /* CPU-µs per second: 5% of one CPU */
 
@@ -112,6 +116,7 @@ typedef struct PollSearch {
         int64_t mean_log_p, mean_log_c;    /* Q10 running means of the held arm's log2 rates */
         bool has_mean;
         uint64_t out_of_band_us;       /* time in a row beyond the change threshold */
+        unsigned waited;               /* samples in a row not under the arm asked for */
         unsigned held;                 /* ticks held since the last climb or probe */
         unsigned probe_every;          /* ticks between probes now (0: POLL_SEARCH_PROBE_TICKS) */
         unsigned probe_step;           /* 0 before, 1 under the probed arms, 2 after */

@@ -50,15 +50,18 @@ def bump_interrupts(tree, row, cpus, delta):
         os.close(fd)
 
 
-def bump_stat(tree, cpus, busy, idle):
+def bump_stat(tree, cpus, busy, idle, ctxt=0):
     """Adds busy jiffies to the user column and idle ones to the idle column
-    of proc/stat for the CPUs in cpus (and to the sum line), in place: the
-    numbers only grow, so the file only grows."""
+    of proc/stat for the CPUs in cpus (and to the sum line), and ctxt to the
+    context switch count, in place: the numbers only grow, so the file only
+    grows."""
     path = os.path.join(tree, 'proc/stat')
     with open(path, encoding='ascii') as f:
         lines = f.read().split('\n')
     for i, line in enumerate(lines):
         fields = line.split()
+        if fields[:1] == ['ctxt'] and ctxt:
+            lines[i] = f'ctxt {int(fields[1]) + ctxt}'
         if not fields or not fields[0].startswith('cpu'):
             continue
         n = len(cpus) if fields[0] == 'cpu' else 1 if fields[0][3:].isdigit() and int(fields[0][3:]) in cpus else 0

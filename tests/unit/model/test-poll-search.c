@@ -183,6 +183,58 @@ START_TEST(test_wrong_arm_waits) {
 }
 END_TEST
 
+/* Runs ticks ticks of m where only the arms in reachable (bit a: arm a)
+ * come into force: asked for another, the machine stays under the arm in
+ * force (its knob unwritable, or someone else's).  *in_force: that arm;
+ * *ret_asking counts the ticks after which the search asks for an arm
+ * that is not in force. */
+static void run_reachable(PollSearch *ps, const Machine *m, unsigned ticks, unsigned reachable, unsigned *in_force,
+                          unsigned *ret_asking) {
+        uint64_t rng = 1;
+
+        for (unsigned t = 0; t < ticks; t++) {
+                PollSearchSample s;
+
+                if (reachable & (1u << ps->arm))
+                        *in_force = ps->arm;
+                s = tick(m, *in_force, 0.0, &rng);
+                (void) poll_search_step(ps, &s, WEIGHT);
+                *ret_asking += ps->arm != *in_force;
+        }
+}
+
+/* An arm that never comes into force is given up after
+ * POLL_SEARCH_WAIT_TICKS samples, rather than asked for with short ticks
+ * forever: the climb holds the best arm so far (here no polling, every
+ * window unreachable), a probe ends as one that found nothing (the wait
+ * for the next doubles), and the arms that do come into force are still
+ * searched. */
+START_TEST(test_unreachable_arm_given_up) {
+        PollSearch ps;
+        unsigned in_force = 4, asking = 0;
+
+        poll_search_reset(&ps);
+        run_reachable(&ps, &PGBENCH, 600, 1u << 0, &in_force, &asking);
+        ck_assert_uint_eq(ps.best, 0);
+        ck_assert_uint_eq(in_force, 0);
+        ck_assert_uint_eq(ps.climbs, 1);
+        ck_assert_uint_eq(ps.probe_every, POLL_SEARCH_PROBE_TICKS_MAX);
+        ck_assert_uint_le(asking, POLL_SEARCH_WAIT_TICKS * (ps.probes + 1));
+        ck_assert(ps.phase == POLL_SEARCH_HOLD || ps.phase == POLL_SEARCH_PROBE);
+
+        /* 200 µs unreachable: the climb gives it up and holds 100 µs, the
+         * probes upwards end at once, those downwards still measure. */
+        poll_search_reset(&ps);
+        in_force = 0;
+        asking = 0;
+        run_reachable(&ps, &PGBENCH, 600, 0xf, &in_force, &asking);
+        ck_assert_uint_eq(ps.best, 3);
+        ck_assert_uint_eq(ps.climbs, 1);
+        ck_assert(ps.probed[0].n > 0 && ps.probed[2].n > 0 && !ps.measured[4]);
+        ck_assert_uint_le(asking, POLL_SEARCH_WAIT_TICKS * (ps.probes + 1));
+}
+END_TEST
+
 /* A neighbour only as good as the held arm within noise is probed but
  * not taken: on the pgbench machine with 200 µs made equal to 100 µs less
  * 5% (inside the margin), the held arm stays 100 µs. */
@@ -303,6 +355,7 @@ static Suite *search_suite(void) {
         tcase_add_test(tc, test_noise);
         tcase_add_test(tc, test_change_climbs_again);
         tcase_add_test(tc, test_wrong_arm_waits);
+        tcase_add_test(tc, test_unreachable_arm_given_up);
         tcase_add_test(tc, test_probe_needs_proof);
         tcase_add_test(tc, test_probe_moves);
         tcase_add_test(tc, test_fast);
