@@ -172,17 +172,21 @@ static void log_search(const PolicySystem *before, const PolicySystem *now) {
         const PollSearch *s = &now->search;
         char u[POLL_SEARCH_ARMS * 24] = "";
         size_t n = 0;
+        bool moved;
 
         if (!now->searching) {
                 if (before->searching)
                         log_info("Poll search stopped: the priced rule decides the halt-poll window again.");
                 return;
         }
+        moved = before->search.best != s->best || !before->searching ||
+                (before->search.phase == POLL_SEARCH_CLIMB && s->phase == POLL_SEARCH_HOLD);
+        if (!moved && log_get_max_level() < LOG_DEBUG)
+                return;                 /* nothing to log: no line to format, every short tick */
         for (unsigned a = 0; a < POLL_SEARCH_ARMS && n < sizeof(u); a++)
                 n += (size_t) snprintf(u + n, sizeof(u) - n, " %uus=%s%.3f", (unsigned) (poll_search_window_ns[a] / 1000),
                                        s->measured[a] ? "" : "~", (double) s->utility[a] / 1024.0);
-        if (before->search.best != s->best || !before->searching ||
-            (before->search.phase == POLL_SEARCH_CLIMB && s->phase == POLL_SEARCH_HOLD))
+        if (moved)
                 log_info("Poll search (%s): holding %s (window %uus); utilities log2:%s",
                          poll_search_phase_to_string(s->phase), s->best ? "haltpoll" : "no polling",
                          (unsigned) (poll_search_window_ns[s->best] / 1000), u);

@@ -87,8 +87,10 @@ typedef struct SearchSample {
 } SearchSample;
 
 static SearchSample search_sample(const PolicyStep *l, const PolicyStepInput *in) {
-        SearchSample r = { .complete = true };
-        PollSearchSample s = { .arm = arm_in_force(l, in), .progress = in->d_ctxt, .interval_us = in->interval_us };
+        SearchSample r = {
+                .s = { .arm = arm_in_force(l, in), .progress = in->d_ctxt, .interval_us = in->interval_us },
+                .complete = true,
+        };
 
         for (unsigned cpu = 0; cpu < in->n_cpus && cpu < l->n_cpus; cpu++) {
                 const PolicyCpuInput *c = &in->cpus[cpu];
@@ -101,9 +103,8 @@ static SearchSample search_sample(const PolicyStep *l, const PolicyStepInput *in
                         continue;
                 }
                 halted = halted_us(&c->tick);
-                s.burned_us += c->tick.interval_us > halted ? c->tick.interval_us - halted : 0;
+                r.s.burned_us += c->tick.interval_us > halted ? c->tick.interval_us - halted : 0;
         }
-        r.s = s;
         return r;
 }
 

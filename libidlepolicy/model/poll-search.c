@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The poll frontier search: see poll-search.h. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "poll-search.h"
@@ -70,6 +71,18 @@ void poll_search_reset(PollSearch *ps) {
         *ps = (PollSearch) {};
 }
 
+/* Drops the measurement under way. */
+static void measure_reset(PollSearch *ps) {
+        ps->ticks = 0;
+        ps->acc_u = ps->acc_p = ps->acc_c = 0;
+}
+
+/* Doubles the wait before the next probe, up to POLL_SEARCH_PROBE_TICKS_MAX. */
+static void probe_wait_lengthen(PollSearch *ps) {
+        ps->probe_every = 2 * ps->probe_every < POLL_SEARCH_PROBE_TICKS_MAX ? 2 * ps->probe_every :
+                          POLL_SEARCH_PROBE_TICKS_MAX;
+}
+
 static void climb_start(PollSearch *ps) {
         ps->phase = POLL_SEARCH_CLIMB;
         ps->arm = ps->best = 0;
@@ -103,8 +116,8 @@ static void hold(PollSearch *ps, unsigned arm) {
  * program started or stopped; one short tick out is a program's own
  * jitter, and is not learned); otherwise the means learn them. */
 static bool moved(PollSearch *ps, int64_t lp, int64_t lc, uint64_t interval_us) {
-        if (ps->has_mean && (lp - ps->mean_log_p > POLL_SEARCH_CHANGE_Q10 || ps->mean_log_p - lp > POLL_SEARCH_CHANGE_Q10 ||
-                             lc - ps->mean_log_c > POLL_SEARCH_CHANGE_Q10 || ps->mean_log_c - lc > POLL_SEARCH_CHANGE_Q10))
+        if (ps->has_mean && (llabs(lp - ps->mean_log_p) > POLL_SEARCH_CHANGE_Q10 ||
+                             llabs(lc - ps->mean_log_c) > POLL_SEARCH_CHANGE_Q10))
                 return (ps->out_of_band_us += interval_us) >= POLL_SEARCH_CHANGE_US;
         ps->out_of_band_us = 0;
         if (!ps->has_mean) {
@@ -137,6 +150,15 @@ static bool walk_on(const PollSearch *ps, unsigned a, int64_t u, int64_t best_u)
         return a + 1 < POLL_SEARCH_ARMS && (gained || u >= best_u - POLL_SEARCH_MARGIN_Q10);
 }
 
+/* The end of a climb: holds the best arm it measured (a move, for hold(),
+ * when that is not no polling: the climb started from there). */
+static void climb_end(PollSearch *ps) {
+        unsigned best = ps->best;
+
+        ps->best = 0;
+        hold(ps, best);
+}
+
 /* Climbing: arm's measurement u; on to the next arm while walk_on(),
  * else hold the best. */
 static void climb_step(PollSearch *ps, int64_t u) {
@@ -146,12 +168,8 @@ static void climb_step(PollSearch *ps, int64_t u) {
                 ps->best = a;
         if (!(a == 0 && idle(ps->log_p[0])) && walk_on(ps, a, u, ps->utility[ps->best]))
                 ps->arm = a + 1;
-        else {
-                unsigned best = ps->best;
-
-                ps->best = 0;           /* hold() counts a move from no polling */
-                hold(ps, best);
-        }
+        else
+                climb_end(ps);
 }
 
 /* Whether the probes of an arm prove it better than the held arm: enough
@@ -172,7 +190,7 @@ static bool probes_prove(const PollSearchProbes *p) {
  * whose probes prove it best replaces the held one. */
 static void probe_end(PollSearch *ps, int64_t ref2) {
         int64_t ref = (ps->probe_ref + ref2) / 2, best_mean = 0;
-        unsigned to = ps->best, every = ps->probe_every;
+        unsigned to = ps->best;
         bool promising = false;
 
         for (unsigned a = 0; a < POLL_SEARCH_ARMS; a++) {
@@ -196,9 +214,10 @@ static void probe_end(PollSearch *ps, int64_t ref2) {
          * each probe makes the next wait twice as long (up to
          * POLL_SEARCH_PROBE_TICKS_MAX); a move or a hint brings the wait
          * back to the shortest. */
-        if (to == ps->best)
-                ps->probe_every = promising || !every ? POLL_SEARCH_PROBE_TICKS :
-                                  2 * every < POLL_SEARCH_PROBE_TICKS_MAX ? 2 * every : POLL_SEARCH_PROBE_TICKS_MAX;
+        if (to == ps->best && promising)
+                ps->probe_every = POLL_SEARCH_PROBE_TICKS;
+        else if (to == ps->best)
+                probe_wait_lengthen(ps);
 }
 
 static void probe_step(PollSearch *ps, int64_t u) {
@@ -231,7 +250,7 @@ static void probe_step(PollSearch *ps, int64_t u) {
 /* Holding: a probe every probe_every ticks, upwards and downwards in turn
  * where both exist. */
 static void hold_step(PollSearch *ps) {
-        if (++ps->held < (ps->probe_every ? ps->probe_every : POLL_SEARCH_PROBE_TICKS) ||
+        if (++ps->held < ps->probe_every ||
             (ps->best == 0 && idle(ps->mean_log_p)))
                 return;
         ps->phase = POLL_SEARCH_PROBE;
@@ -255,8 +274,7 @@ static bool measure(PollSearch *ps, int64_t lp, int64_t lc, unsigned weight) {
         ps->log_p[a] = ps->acc_p / POLL_SEARCH_TICKS;
         ps->log_c[a] = ps->acc_c / POLL_SEARCH_TICKS;
         ps->measured[a] = true;
-        ps->ticks = 0;
-        ps->acc_u = ps->acc_p = ps->acc_c = 0;
+        measure_reset(ps);
         return true;
 }
 
@@ -268,19 +286,14 @@ static bool measure(PollSearch *ps, int64_t lp, int64_t lc, unsigned weight) {
  * (the wait for the next doubles).  The held arm is waited for.  Returns
  * true when the arm to run next changed. */
 static bool wait_arm(PollSearch *ps) {
-        unsigned best = ps->best, every = ps->probe_every ? ps->probe_every : POLL_SEARCH_PROBE_TICKS;
-
-        if (ps->arm == best || ++ps->waited < POLL_SEARCH_WAIT_TICKS)
+        if (ps->arm == ps->best || ++ps->waited < POLL_SEARCH_WAIT_TICKS)
                 return false;
-        ps->ticks = 0;
-        ps->acc_u = ps->acc_p = ps->acc_c = 0;
+        measure_reset(ps);
         if (ps->phase == POLL_SEARCH_PROBE) {
-                hold(ps, best);
-                ps->probe_every = 2 * every < POLL_SEARCH_PROBE_TICKS_MAX ? 2 * every : POLL_SEARCH_PROBE_TICKS_MAX;
-        } else {
-                ps->best = 0;           /* hold() counts a move from no polling */
-                hold(ps, best);
-        }
+                hold(ps, ps->best);
+                probe_wait_lengthen(ps);
+        } else
+                climb_end(ps);
         return true;
 }
 
@@ -302,8 +315,7 @@ bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight
         /* A tick of the held arm (holding, or around a probe) that left
          * its means: the program changed, climb again. */
         if ((ps->phase == POLL_SEARCH_HOLD || (ps->phase == POLL_SEARCH_PROBE && ps->probe_step != 1)) && moved(ps, lp, lc, s->interval_us)) {
-                ps->ticks = 0;
-                ps->acc_u = ps->acc_p = ps->acc_c = 0;
+                measure_reset(ps);
                 climb_start(ps);
                 return ps->arm != before;
         }

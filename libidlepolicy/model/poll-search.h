@@ -118,7 +118,8 @@ typedef struct PollSearch {
         uint64_t out_of_band_us;       /* time in a row beyond the change threshold */
         unsigned waited;               /* samples in a row not under the arm asked for */
         unsigned held;                 /* ticks held since the last climb or probe */
-        unsigned probe_every;          /* ticks between probes now (0: POLL_SEARCH_PROBE_TICKS) */
+        unsigned probe_every;          /* ticks between probes now (every climb starts it at
+                                        * POLL_SEARCH_PROBE_TICKS) */
         unsigned probe_step;           /* 0 before, 1 under the probed arms, 2 after */
         bool probe_up;                 /* this probe walks upwards */
         unsigned probe_visited;        /* bit a: arm a measured by this probe */
