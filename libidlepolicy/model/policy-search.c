@@ -78,8 +78,9 @@ static uint64_t halted_us(const PolicyTick *t) {
         return counted;
 }
 
-/* The tick as a sample: the machine's context switches, and the CPU time
- * of every online CPU not spent halted (halted_us()).  Not a sample
+/* The tick as a sample: the machine's context switches, the CPU time of
+ * every online CPU not spent halted (halted_us()), and the idle periods
+ * the states' counters saw (entries and time, polling and not).  Not a sample
  * (complete false) when a CPU was not read at this tick. */
 typedef struct SearchSample {
         PollSearchSample s;
@@ -104,6 +105,14 @@ static SearchSample search_sample(const PolicyStep *l, const PolicyStepInput *in
                 }
                 halted = halted_us(&c->tick);
                 r.s.burned_us += c->tick.interval_us > halted ? c->tick.interval_us - halted : 0;
+                for (unsigned k = 0; k < c->tick.n_states; k++)
+                        if (c->tick.states[k].polling) {
+                                r.s.polls += c->tick.d_usage[k];
+                                r.s.polled_us += c->tick.d_time_us[k];
+                        } else {
+                                r.s.halts += c->tick.d_usage[k];
+                                r.s.halted_us += c->tick.d_time_us[k];
+                        }
         }
         return r;
 }

@@ -75,6 +75,26 @@ void poll_search_reset(PollSearch *ps) {
 static void measure_reset(PollSearch *ps) {
         ps->ticks = 0;
         ps->acc_u = ps->acc_p = ps->acc_c = 0;
+        ps->acc_polls = ps->acc_polled_us = ps->acc_halts = ps->acc_halted_us = 0;
+}
+
+/* Halted idle periods fewer than this in a measurement, or fewer than
+ * 1/HALTED_SHARE of all the idle periods, say nothing of what a longer
+ * window would catch. */
+#define HALTED_MIN 20u
+#define HALTED_SHARE 4u
+
+/* The mean length of the idle periods that ended halted under window_ns,
+ * at most: the halt's mean residency, plus the poll before it (the
+ * window at most, and no more than the polled time shared among them).
+ * 0 when too few of them to tell. */
+static uint64_t halted_period_us(const PollSearch *ps, uint64_t window_ns) {
+        uint64_t h = ps->acc_halts, polled;
+
+        if (h < HALTED_MIN || h * HALTED_SHARE < ps->acc_polls + h)
+                return 0;
+        polled = ps->acc_polled_us / h < window_ns / 1000 ? ps->acc_polled_us / h : window_ns / 1000;
+        return ps->acc_halted_us / h + polled;
 }
 
 /* Doubles the wait before the next probe, up to POLL_SEARCH_PROBE_TICKS_MAX. */
@@ -105,29 +125,29 @@ static void hold(PollSearch *ps, unsigned arm) {
         ps->has_mean = ps->measured[arm];
         ps->out_of_band_us = 0;
         ps->mean_log_p = ps->log_p[arm];
-        ps->mean_log_c = ps->log_c[arm];
         ps->held = 0;
         ps->waited = 0;
         ps->fast = arm != 0;
 }
 
-/* Whether the log2 rates (lp, lc) left the held arm's running means by
+/* Whether the log2 progress lp (Q10) left the held arm's running mean by
  * more than the change threshold for POLL_SEARCH_CHANGE_US in a row (a
  * program started or stopped; one short tick out is a program's own
- * jitter, and is not learned); otherwise the means learn them. */
-static bool moved(PollSearch *ps, int64_t lp, int64_t lc, uint64_t interval_us) {
-        if (ps->has_mean && (llabs(lp - ps->mean_log_p) > POLL_SEARCH_CHANGE_Q10 ||
-                             llabs(lc - ps->mean_log_c) > POLL_SEARCH_CHANGE_Q10))
+ * jitter, and is not learned); otherwise the mean learns it.  Progress
+ * only: a context switch count is exact, while the CPU a tick measured
+ * below a tenth of a CPU moves by a factor 2 from one 500 ms tick to the
+ * next on a steady program (ebizzy: 0.02 to 0.10 CPU), which made it
+ * climb again every few seconds; a program that starts or stops moves
+ * both. */
+static bool moved(PollSearch *ps, int64_t lp, uint64_t interval_us) {
+        if (ps->has_mean && llabs(lp - ps->mean_log_p) > POLL_SEARCH_CHANGE_Q10)
                 return (ps->out_of_band_us += interval_us) >= POLL_SEARCH_CHANGE_US;
         ps->out_of_band_us = 0;
         if (!ps->has_mean) {
                 ps->mean_log_p = lp;
-                ps->mean_log_c = lc;
                 ps->has_mean = true;
-        } else {
+        } else
                 ps->mean_log_p += (lp - ps->mean_log_p) / (1 << MEAN_SHIFT);
-                ps->mean_log_c += (lc - ps->mean_log_c) / (1 << MEAN_SHIFT);
-        }
         return false;
 }
 
@@ -137,17 +157,32 @@ static bool idle(int64_t lp) {
         return lp < poll_search_log2_q10(POLL_SEARCH_ACTIVE + POLL_SEARCH_P0);
 }
 
+/* Whether the window of the arm above a would catch the idle periods
+ * that ended halted under a (a >= 1): their mean length fits it.  A
+ * window shorter than a program's idle periods costs CPU and catches
+ * nothing, on a program whose idle periods all last 30–40 µs the kernel's
+ * shrink even takes it to 0 (it halts at once), so its measurement says
+ * nothing of the window above it; idle periods much longer than the next
+ * window (a program sleeping 100 µs) are left to the rule's other
+ * tests. */
+static bool next_catches(const PollSearch *ps, unsigned a) {
+        uint64_t period = ps->halted_period_us[a];
+
+        return a > 0 && a + 1 < POLL_SEARCH_ARMS && period > 0 && period * 1000 <= poll_search_window_ns[a + 1];
+}
+
 /* The climb's rule: whether the walk upwards goes on past arm a (just
  * measured at utility u, the best so far at best_u): a is no worse than
  * best_u by the margin, or its longer window bought progress (by more
  * than the margin over the arm below: polling caught wakeups it did not
- * catch before, and a longer window may catch more; a short window that
- * mostly times out costs CPU for little, which must not hide the longer
- * one that pays). */
+ * catch before, and a longer window may catch more), or the next window
+ * would catch the idle periods a's left halted (next_catches()): a short
+ * window that mostly times out costs CPU for little, which must not hide
+ * the longer one that pays. */
 static bool walk_on(const PollSearch *ps, unsigned a, int64_t u, int64_t best_u) {
         bool gained = a > 0 && ps->log_p[a] - ps->log_p[a - 1] > POLL_SEARCH_MARGIN_Q10;
 
-        return a + 1 < POLL_SEARCH_ARMS && (gained || u >= best_u - POLL_SEARCH_MARGIN_Q10);
+        return a + 1 < POLL_SEARCH_ARMS && (gained || u >= best_u - POLL_SEARCH_MARGIN_Q10 || next_catches(ps, a));
 }
 
 /* The end of a climb: holds the best arm it measured (a move, for hold(),
@@ -262,14 +297,19 @@ static void hold_step(PollSearch *ps) {
 
 /* Adds a tick to the measurement under way.  Returns true when it is
  * complete (utility, log_p and log_c of the arm set). */
-static bool measure(PollSearch *ps, int64_t lp, int64_t lc, unsigned weight) {
+static bool measure(PollSearch *ps, const PollSearchSample *s, int64_t lp, int64_t lc, unsigned weight) {
         unsigned a = ps->arm;
 
         ps->acc_p += lp;
         ps->acc_c += lc;
         ps->acc_u += utility_of(lp, lc, weight);
+        ps->acc_polls += s->polls;
+        ps->acc_polled_us += s->polled_us;
+        ps->acc_halts += s->halts;
+        ps->acc_halted_us += s->halted_us;
         if (++ps->ticks < POLL_SEARCH_TICKS)
                 return false;
+        ps->halted_period_us[a] = halted_period_us(ps, poll_search_window_ns[a]);
         ps->utility[a] = ps->acc_u / POLL_SEARCH_TICKS;
         ps->log_p[a] = ps->acc_p / POLL_SEARCH_TICKS;
         ps->log_c[a] = ps->acc_c / POLL_SEARCH_TICKS;
@@ -314,7 +354,7 @@ bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight
         lc = log_burned(s);
         /* A tick of the held arm (holding, or around a probe) that left
          * its means: the program changed, climb again. */
-        if ((ps->phase == POLL_SEARCH_HOLD || (ps->phase == POLL_SEARCH_PROBE && ps->probe_step != 1)) && moved(ps, lp, lc, s->interval_us)) {
+        if ((ps->phase == POLL_SEARCH_HOLD || (ps->phase == POLL_SEARCH_PROBE && ps->probe_step != 1)) && moved(ps, lp, s->interval_us)) {
                 measure_reset(ps);
                 climb_start(ps);
                 return ps->arm != before;
@@ -323,7 +363,7 @@ bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight
                 hold_step(ps);
                 return ps->arm != before;
         }
-        if (!measure(ps, lp, lc, weight))
+        if (!measure(ps, s, lp, lc, weight))
                 return false;
         if (ps->phase == POLL_SEARCH_CLIMB)
                 climb_step(ps, ps->utility[ps->arm]);

@@ -28,10 +28,12 @@
  * fast = the caller should make the next tick short, poll_search_tick_usec):
  *   climb   from arm 0 upwards while each arm is no worse than the best so
  *           far by more than the margin (1/16), or made more progress than
- *           the arm below by more than the margin (a 25 µs window that
- *           mostly times out is no better than none, yet the 50 µs one
- *           above it may pay: pgbench); then it holds the best arm seen.  A climb starts at the first sample and whenever the
- *           held arm's progress or CPU leaves its running mean by more
+ *           the arm below by more than the margin, or left idle periods
+ *           halted that the next window would catch (a 25 µs window is no
+ *           better than none on a program whose idle periods last 30–40 µs,
+ *           yet the 50 µs one above it pays: pgbench, one client); then it
+ *           holds the best arm seen.  A climb starts at the first sample and whenever the
+ *           held arm's progress leaves its running mean by more
  *           than a factor 2 for 150 ms in a row (a program started or
  *           stopped; one 100 ms tick out is a program's own jitter).  A
  *           machine that makes under POLL_SEARCH_ACTIVE context switches a
@@ -96,6 +98,12 @@ typedef struct PollSearchSample {
         uint64_t progress;             /* context switches in the tick */
         uint64_t burned_us;            /* CPU-µs not halted, summed over the CPUs */
         uint64_t interval_us;
+        /* The idle periods, from the cpuidle counters summed over the CPUs
+         * (0 where unknown): */
+        uint64_t polls;                /* entries into the polling state */
+        uint64_t polled_us;            /* time in it */
+        uint64_t halts;                /* entries into the other states */
+        uint64_t halted_us;            /* time in them */
 } PollSearchSample;
 
 typedef struct PollSearchProbes {
@@ -110,10 +118,13 @@ typedef struct PollSearch {
         bool fast;                     /* the next tick should be short */
         int64_t utility[POLL_SEARCH_ARMS]; /* Q10, the last measurement, valid where measured[] */
         int64_t log_p[POLL_SEARCH_ARMS], log_c[POLL_SEARCH_ARMS]; /* its log2 rates, Q10 */
+        uint64_t halted_period_us[POLL_SEARCH_ARMS]; /* the mean idle period that ended halted, at
+                                        * most (0: none, or too few of them to tell) */
         bool measured[POLL_SEARCH_ARMS];
         unsigned ticks;                /* ticks into the measurement under way */
         int64_t acc_u, acc_p, acc_c;   /* their sums */
-        int64_t mean_log_p, mean_log_c;    /* Q10 running means of the held arm's log2 rates */
+        uint64_t acc_polls, acc_polled_us, acc_halts, acc_halted_us;
+        int64_t mean_log_p;            /* Q10 running mean of the held arm's log2 progress */
         bool has_mean;
         uint64_t out_of_band_us;       /* time in a row beyond the change threshold */
         unsigned waited;               /* samples in a row not under the arm asked for */

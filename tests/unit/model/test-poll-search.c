@@ -18,6 +18,10 @@
 typedef struct Machine {
         double progress[POLL_SEARCH_ARMS];
         double cpu[POLL_SEARCH_ARMS];
+        /* The idle periods (per second, summed over the CPUs; all 0: the
+         * counters say nothing): */
+        double polls[POLL_SEARCH_ARMS], poll_us[POLL_SEARCH_ARMS];   /* entries, mean µs each */
+        double halts[POLL_SEARCH_ARMS], halt_us[POLL_SEARCH_ARMS];
 } Machine;
 
 /* pgbench, one client (tps × 4 as switches; CPU s of a 4 s run / 4):
@@ -36,6 +40,26 @@ static const Machine CYCLICTEST = {
         { 4000, 4000, 4000, 4000, 4000 },
         { 70000, 107500, 92500, 102500, 115000 },
 };
+/* pgbench, one client, as the daemon saw it on this VM (bench/results/
+ * live-search-weight/logs): idle periods of 30–40 µs, too long for the
+ * 25 µs window, which the kernel shrinks to nothing (it halts at once):
+ * the same progress as no polling for more CPU; the 50 µs window catches
+ * them all.  The 100 µs window is best. */
+static const Machine CLIFF = {
+        { 32000, 32000, 110000, 130000, 110000 },
+        { 900000, 1100000, 1900000, 1990000, 1990000 },
+        { 0, 300, 110000, 130000, 110000 }, { 0, 2, 12, 12, 12 },
+        { 30000, 30000, 400, 100, 50 }, { 35, 35, 300, 900, 2000 },
+};
+/* Threads sleeping 100 µs between short bursts (ebizzy): idle periods
+ * of 120 µs, a window pays only past 100 µs and not its CPU.  The windows
+ * above 25 µs need not even be tried. */
+static const Machine LONG_SLEEPS = {
+        { 20000, 20000, 20300, 20600, 21500 },
+        { 160000, 250000, 320000, 900000, 1900000 },
+        { 0, 16000, 16000, 16000, 16000 }, { 0, 6, 10, 40, 100 },
+        { 16000, 16000, 15500, 9000, 2000 }, { 120, 95, 70, 40, 20 },
+};
 /* An idle machine. */
 static const Machine IDLE = {
         { 80, 90, 90, 90, 90 },
@@ -53,11 +77,17 @@ static uint32_t next_random(uint64_t *state) {
 static PollSearchSample tick(const Machine *m, unsigned arm, double noise, uint64_t *rng) {
         double f = 1.0 + noise * (2.0 * (double) next_random(rng) / 4294967296.0 - 1.0);
 
+        double polls = m->polls[arm] * TICK_US / 1e6, halts = m->halts[arm] * TICK_US / 1e6;
+
         return (PollSearchSample) {
                 .arm = (int) arm,
                 .progress = (uint64_t) (m->progress[arm] * f * TICK_US / 1e6),
                 .burned_us = (uint64_t) (m->cpu[arm] * TICK_US / 1e6),
                 .interval_us = TICK_US,
+                .polls = (uint64_t) polls,
+                .polled_us = (uint64_t) (polls * m->poll_us[arm]),
+                .halts = (uint64_t) halts,
+                .halted_us = (uint64_t) (halts * m->halt_us[arm]),
         };
 }
 
@@ -96,7 +126,8 @@ START_TEST(test_climb_finds_the_best) {
         const struct {
                 const Machine *m;
                 unsigned want;
-        } cases[] = { { &PGBENCH, 3 }, { &NANOSLEEP, 0 }, { &CYCLICTEST, 0 }, { &IDLE, 0 } };
+        } cases[] = { { &PGBENCH, 3 }, { &NANOSLEEP, 0 }, { &CYCLICTEST, 0 }, { &IDLE, 0 }, { &CLIFF, 3 },
+                      { &LONG_SLEEPS, 0 } };
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 PollSearch ps;
@@ -120,7 +151,7 @@ START_TEST(test_noise) {
         const struct {
                 const Machine *m;
                 unsigned want;
-        } cases[] = { { &PGBENCH, 3 }, { &NANOSLEEP, 0 }, { &CYCLICTEST, 0 } };
+        } cases[] = { { &PGBENCH, 3 }, { &NANOSLEEP, 0 }, { &CYCLICTEST, 0 }, { &CLIFF, 3 }, { &LONG_SLEEPS, 0 } };
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 unsigned total = 0;
@@ -139,6 +170,89 @@ START_TEST(test_noise) {
                 ck_assert_msg(total < 20 * 600 * 15 / 100, "case %zu: %u of 12000 ticks away from arm %u",
                               i, total, cases[i].want);
         }
+}
+END_TEST
+
+/* The climb past a window that catches nothing: on CLIFF the 25 µs
+ * window is worse than none by more than the margin, yet its idle periods
+ * that ended halted (35 µs) fit the 50 µs window, so the climb goes on and
+ * finds 100 µs.  On LONG_SLEEPS they (95 µs at most, plus the 6 µs polls)
+ * do not fit 50 µs: the climb stops at 25 µs, and no longer window is
+ * measured.  Without the counters (all 0) the CLIFF climb stops at 25 µs,
+ * as before they were read. */
+START_TEST(test_climb_past_a_short_window) {
+        Machine blind = CLIFF;
+        PollSearch ps;
+        uint64_t rng = 17;
+
+        poll_search_reset(&ps);
+        run(&ps, &CLIFF, 12, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, 3);
+        ck_assert_uint_eq(ps.halted_period_us[1], 35);
+        ck_assert(ps.utility[1] < ps.utility[0] - POLL_SEARCH_MARGIN_Q10);
+
+        poll_search_reset(&ps);
+        run(&ps, &LONG_SLEEPS, 40, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, 0);
+        ck_assert(ps.measured[1] && !ps.measured[2] && !ps.measured[3] && !ps.measured[4]);
+        ck_assert_uint_eq(ps.halted_period_us[1], 95 + 6);
+
+        for (unsigned a = 0; a < POLL_SEARCH_ARMS; a++)
+                blind.polls[a] = blind.halts[a] = 0;
+        poll_search_reset(&ps);
+        run(&ps, &blind, 12, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, 0);
+        ck_assert(!ps.measured[2]);
+}
+END_TEST
+
+/* Too few halted idle periods, or too small a share of all of them, say
+ * nothing: a window whose polls mostly succeed and that costs CPU is not
+ * climbed past for the few that halted. */
+START_TEST(test_few_halts_say_nothing) {
+        Machine m = CLIFF;
+        PollSearch ps;
+        uint64_t rng = 19;
+
+        m.polls[1] = 100000;            /* 4 in 5 idle periods end in a poll */
+        m.halts[1] = 25000;
+        poll_search_reset(&ps);
+        run(&ps, &m, 12, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.halted_period_us[1], 0);
+        ck_assert_uint_eq(ps.best, 0);
+        ck_assert(!ps.measured[2]);
+
+        m = CLIFF;
+        m.polls[1] = 0;
+        m.halts[1] = 50;                /* 10 in a measurement of two ticks */
+        poll_search_reset(&ps);
+        run(&ps, &m, 12, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.halted_period_us[1], 0);
+        ck_assert(!ps.measured[2]);
+}
+END_TEST
+
+/* The CPU a tick measures alone is no change: on a steady program whose
+ * burned CPU swings between 0.02 and 0.10 of a CPU from one 500 ms tick
+ * to the next (ebizzy at no polling, the daemon's log), with the same
+ * progress, the search does not climb again. */
+START_TEST(test_cpu_swing_is_no_change) {
+        PollSearch ps;
+        uint64_t rng = 23;
+
+        poll_search_reset(&ps);
+        run(&ps, &LONG_SLEEPS, 40, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, 0);
+        ck_assert_uint_eq(ps.climbs, 1);
+        for (unsigned t = 0; t < 40; t++) {
+                PollSearchSample s = tick(&LONG_SLEEPS, ps.arm, 0.0, &rng);
+
+                s.interval_us = 5 * TICK_US;
+                s.progress *= 5;
+                s.burned_us = t % 2 ? 10000 : 50000;
+                (void) poll_search_step(&ps, &s, WEIGHT);
+        }
+        ck_assert_uint_eq(ps.climbs, 1);
 }
 END_TEST
 
@@ -361,6 +475,9 @@ static Suite *search_suite(void) {
         tcase_add_test(tc, test_fast);
         tcase_add_test(tc, test_idle_holds_no_polling);
         tcase_add_test(tc, test_change_takes_150ms);
+        tcase_add_test(tc, test_climb_past_a_short_window);
+        tcase_add_test(tc, test_few_halts_say_nothing);
+        tcase_add_test(tc, test_cpu_swing_is_no_change);
         suite_add_tcase(s, tc);
         return s;
 }
