@@ -83,8 +83,8 @@ typedef struct Config {
         uint64_t consolidation_headroom_level2;  /* 0..400, default 10 */
         uint64_t consolidation_shrink_ticks;     /* 0..3600, default 5 */
         bool follow_power_profiles;      /* the machine profile follows power-profiles-daemon's */
-        uint64_t poll_search_tick_usec;  /* the tick while the poll search climbs, probes or
-                                          * holds a window (never longer than tick_usec) */
+        uint64_t poll_search_tick_usec;  /* the tick while the poll search climbs or probes
+                                          * (never longer than tick_usec) */
 } Config;
 
 /* Fills c with the built-in defaults. */

@@ -195,9 +195,12 @@ static void log_search(const PolicySystem *before, const PolicySystem *now) {
                           poll_search_phase_to_string(s->phase), (unsigned) (poll_search_window_ns[s->arm] / 1000),
                           (unsigned) (poll_search_window_ns[s->best] / 1000), u);
         if (s->samples != before->search.samples && s->last.interval_us > 0)
-                log_debug("Poll search sample: arm %d, %.0f switches/s, %.3f CPU, %.0f ms",
+                log_debug("Poll search sample: arm %d, %.0f switches/s, %.3f CPU, %.0f ms; %" PRIu64 " polls %.1fus, %" PRIu64
+                          " halts %.1fus",
                           s->last.arm, (double) s->last.progress * 1e6 / (double) s->last.interval_us,
-                          (double) s->last.burned_us / (double) s->last.interval_us, (double) s->last.interval_us / 1e3);
+                          (double) s->last.burned_us / (double) s->last.interval_us, (double) s->last.interval_us / 1e3,
+                          s->last.polls, s->last.polls ? (double) s->last.polled_us / (double) s->last.polls : 0.0,
+                          s->last.halts, s->last.halts ? (double) s->last.halted_us / (double) s->last.halts : 0.0);
 }
 
 void manager_policy_tick(Manager *m, uint64_t now_usec) {

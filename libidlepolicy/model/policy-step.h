@@ -192,8 +192,7 @@ void policy_search_decide(PolicyStep *l, const PolicyStepInput *in);
  * under the profile that runs it. */
 bool policy_search_owns_cpu(const PolicySystem *sys, const Profile *prof);
 
-/* Whether the next tick should be short (the search climbs, probes or
- * holds a window). */
+/* Whether the next tick should be short (the search climbs or probes). */
 bool policy_step_wants_fast_tick(const PolicyStep *l);
 
 /* Writes the one-line explanation of c's plan into c->reason

@@ -75,26 +75,6 @@ void poll_search_reset(PollSearch *ps) {
 static void measure_reset(PollSearch *ps) {
         ps->ticks = 0;
         ps->acc_u = ps->acc_p = ps->acc_c = 0;
-        ps->acc_polls = ps->acc_polled_us = ps->acc_halts = ps->acc_halted_us = 0;
-}
-
-/* Halted idle periods fewer than this in a measurement, or fewer than
- * 1/HALTED_SHARE of all the idle periods, say nothing of what a longer
- * window would catch. */
-#define HALTED_MIN 20u
-#define HALTED_SHARE 4u
-
-/* The mean length of the idle periods that ended halted under window_ns,
- * at most: the halt's mean residency, plus the poll before it (the
- * window at most, and no more than the polled time shared among them).
- * 0 when too few of them to tell. */
-static uint64_t halted_period_us(const PollSearch *ps, uint64_t window_ns) {
-        uint64_t h = ps->acc_halts, polled;
-
-        if (h < HALTED_MIN || h * HALTED_SHARE < ps->acc_polls + h)
-                return 0;
-        polled = ps->acc_polled_us / h < window_ns / 1000 ? ps->acc_polled_us / h : window_ns / 1000;
-        return ps->acc_halted_us / h + polled;
 }
 
 /* Doubles the wait before the next probe, up to POLL_SEARCH_PROBE_TICKS_MAX. */
@@ -127,7 +107,7 @@ static void hold(PollSearch *ps, unsigned arm) {
         ps->mean_log_p = ps->log_p[arm];
         ps->held = 0;
         ps->waited = 0;
-        ps->fast = arm != 0;
+        ps->fast = false;
 }
 
 /* Whether the log2 progress lp (Q10) left the held arm's running mean by
@@ -157,32 +137,27 @@ static bool idle(int64_t lp) {
         return lp < poll_search_log2_q10(POLL_SEARCH_ACTIVE + POLL_SEARCH_P0);
 }
 
-/* Whether the window of the arm above a would catch the idle periods
- * that ended halted under a (a >= 1): their mean length fits it.  A
- * window shorter than a program's idle periods costs CPU and catches
- * nothing, on a program whose idle periods all last 30–40 µs the kernel's
- * shrink even takes it to 0 (it halts at once), so its measurement says
- * nothing of the window above it; idle periods much longer than the next
- * window (a program sleeping 100 µs) are left to the rule's other
- * tests. */
-static bool next_catches(const PollSearch *ps, unsigned a) {
-        uint64_t period = ps->halted_period_us[a];
-
-        return a > 0 && a + 1 < POLL_SEARCH_ARMS && period > 0 && period * 1000 <= poll_search_window_ns[a + 1];
-}
-
 /* The climb's rule: whether the walk upwards goes on past arm a (just
  * measured at utility u, the best so far at best_u): a is no worse than
  * best_u by the margin, or its longer window bought progress (by more
  * than the margin over the arm below: polling caught wakeups it did not
- * catch before, and a longer window may catch more), or the next window
- * would catch the idle periods a's left halted (next_catches()): a short
- * window that mostly times out costs CPU for little, which must not hide
- * the longer one that pays. */
+ * catch before, and a longer window may catch more), or a is the first
+ * arm to lose after the best (the arm below it) and lost by less than
+ * POLL_SEARCH_LOOKAHEAD_Q10.  The windows' frontier is not concave: a
+ * window shorter than a program's idle periods costs CPU and catches
+ * nothing, one longer catches them all (pgbench-ro, one client:
+ * 9434 tps at 25 µs, 27704 at 50 µs, bench/results/live-frontier.md),
+ * and two 100 ms ticks of a program whose progress moves ±25% from one to
+ * the next can make the short one look a little worse than none.  One
+ * step of look-ahead costs a measurement of the next window where
+ * polling pays nothing; a loss beyond the look-ahead (nanosleep's 25 µs
+ * window: 5% more progress for 55% more CPU), or two in a row, end the
+ * climb. */
 static bool walk_on(const PollSearch *ps, unsigned a, int64_t u, int64_t best_u) {
         bool gained = a > 0 && ps->log_p[a] - ps->log_p[a - 1] > POLL_SEARCH_MARGIN_Q10;
+        bool look_ahead = a > 0 && ps->best == a - 1 && u >= best_u - POLL_SEARCH_LOOKAHEAD_Q10;
 
-        return a + 1 < POLL_SEARCH_ARMS && (gained || u >= best_u - POLL_SEARCH_MARGIN_Q10 || next_catches(ps, a));
+        return a + 1 < POLL_SEARCH_ARMS && (gained || look_ahead || u >= best_u - POLL_SEARCH_MARGIN_Q10);
 }
 
 /* The end of a climb: holds the best arm it measured (a move, for hold(),
@@ -297,19 +272,14 @@ static void hold_step(PollSearch *ps) {
 
 /* Adds a tick to the measurement under way.  Returns true when it is
  * complete (utility, log_p and log_c of the arm set). */
-static bool measure(PollSearch *ps, const PollSearchSample *s, int64_t lp, int64_t lc, unsigned weight) {
+static bool measure(PollSearch *ps, int64_t lp, int64_t lc, unsigned weight) {
         unsigned a = ps->arm;
 
         ps->acc_p += lp;
         ps->acc_c += lc;
         ps->acc_u += utility_of(lp, lc, weight);
-        ps->acc_polls += s->polls;
-        ps->acc_polled_us += s->polled_us;
-        ps->acc_halts += s->halts;
-        ps->acc_halted_us += s->halted_us;
         if (++ps->ticks < POLL_SEARCH_TICKS)
                 return false;
-        ps->halted_period_us[a] = halted_period_us(ps, poll_search_window_ns[a]);
         ps->utility[a] = ps->acc_u / POLL_SEARCH_TICKS;
         ps->log_p[a] = ps->acc_p / POLL_SEARCH_TICKS;
         ps->log_c[a] = ps->acc_c / POLL_SEARCH_TICKS;
@@ -363,7 +333,7 @@ bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight
                 hold_step(ps);
                 return ps->arm != before;
         }
-        if (!measure(ps, s, lp, lc, weight))
+        if (!measure(ps, lp, lc, weight))
                 return false;
         if (ps->phase == POLL_SEARCH_CLIMB)
                 climb_step(ps, ps->utility[ps->arm]);

@@ -28,10 +28,10 @@
  * fast = the caller should make the next tick short, poll_search_tick_usec):
  *   climb   from arm 0 upwards while each arm is no worse than the best so
  *           far by more than the margin (1/16), or made more progress than
- *           the arm below by more than the margin, or left idle periods
- *           halted that the next window would catch (a 25 µs window is no
- *           better than none on a program whose idle periods last 30–40 µs,
- *           yet the 50 µs one above it pays: pgbench, one client); then it
+ *           the arm below by more than the margin, or is the first to lose
+ *           after the best and lost by less than the look-ahead (a 25 µs
+ *           window can be no better than none on a program whose 50 µs
+ *           window triples its progress: pgbench, one client); then it
  *           holds the best arm seen.  A climb starts at the first sample and whenever the
  *           held arm's progress leaves its running mean by more
  *           than a factor 2 for 150 ms in a row (a program started or
@@ -59,8 +59,13 @@
  * and gives up an arm it moved to that is not in force after
  * POLL_SEARCH_WAIT_TICKS such samples (a climb holds the best so far, a
  * probe ends as one that found nothing).
- * Fast ticks: climbing, probing, and holding a window (a program that
- * stops leaves the window burning until the next tick). */
+ * Fast ticks: climbing and probing.  Not while holding, a window either:
+ * a program that stops leaves idle periods longer than the window, and
+ * the kernel's haltpoll governor shrinks each CPU's poll limit at each
+ * one (halved, to 0 below guest_halt_poll_grow_start, 50 µs: two long
+ * idle periods from 200 µs; drivers/cpuidle/governors/haltpoll.c,
+ * adjust_poll_limit()), so the window burns a few hundred µs, not a
+ * tick. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -71,6 +76,8 @@
 #define POLL_SEARCH_PROBE_TICKS_MAX 96 /* ... doubling after each that found nothing, up to this */
 #define POLL_SEARCH_PROBES_MIN 3       /* probes of a neighbour before it may replace the held arm */
 #define POLL_SEARCH_MARGIN_Q10 90      /* log2(1 + 1/16) in Q10 (89.6) */
+#define POLL_SEARCH_LOOKAHEAD_Q10 360 /* 4 margins (a factor 1.27): the loss one arm may show and
+                                        * the climb still try the next */
 #define POLL_SEARCH_CHANGE_Q10 1024    /* log2 2 in Q10 */
 #define POLL_SEARCH_CHANGE_US 150000u  /* time in a row beyond it that makes a change:
                                         * two 100 ms ticks, one of 500 ms */
@@ -99,7 +106,7 @@ typedef struct PollSearchSample {
         uint64_t burned_us;            /* CPU-µs not halted, summed over the CPUs */
         uint64_t interval_us;
         /* The idle periods, from the cpuidle counters summed over the CPUs
-         * (0 where unknown): */
+         * (0 where unknown; for the log, the search does not use them): */
         uint64_t polls;                /* entries into the polling state */
         uint64_t polled_us;            /* time in it */
         uint64_t halts;                /* entries into the other states */
@@ -118,12 +125,9 @@ typedef struct PollSearch {
         bool fast;                     /* the next tick should be short */
         int64_t utility[POLL_SEARCH_ARMS]; /* Q10, the last measurement, valid where measured[] */
         int64_t log_p[POLL_SEARCH_ARMS], log_c[POLL_SEARCH_ARMS]; /* its log2 rates, Q10 */
-        uint64_t halted_period_us[POLL_SEARCH_ARMS]; /* the mean idle period that ended halted, at
-                                        * most (0: none, or too few of them to tell) */
         bool measured[POLL_SEARCH_ARMS];
         unsigned ticks;                /* ticks into the measurement under way */
         int64_t acc_u, acc_p, acc_c;   /* their sums */
-        uint64_t acc_polls, acc_polled_us, acc_halts, acc_halted_us;
         int64_t mean_log_p;            /* Q10 running mean of the held arm's log2 progress */
         bool has_mean;
         uint64_t out_of_band_us;       /* time in a row beyond the change threshold */

@@ -29,8 +29,8 @@ HALTPOLL_NS = T.HALTPOLL_DIR + '/guest_halt_poll_ns'
 CPUS = (0, 1)
 POLL_DISABLE = [T.state_file(cpu, 0, 'disable') for cpu in CPUS]
 
-# The daemon's tick, and its short tick while the search climbs, probes or
-# holds a window (the configuration's poll_search_tick_usec, not its
+# The daemon's tick, and its short tick while the search climbs or probes
+# (the configuration's poll_search_tick_usec, not its
 # default 100 ms).  A tick is 8 feeder periods or more, and a CPU that
 # halts half the time halts 40 ms of the short tick, over the 20 ms that
 # policy-search.c's halted_us() needs to take proc/stat's idle time (see
