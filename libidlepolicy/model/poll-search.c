@@ -141,21 +141,22 @@ static bool idle(int64_t lp) {
  * measured at utility u, the best so far at best_u): a is no worse than
  * best_u by the margin, or its longer window bought progress (by more
  * than the margin over the arm below: polling caught wakeups it did not
- * catch before, and a longer window may catch more), or a is the first
- * arm to lose after the best (the arm below it) and lost by less than
- * POLL_SEARCH_LOOKAHEAD_Q10.  The windows' frontier is not concave: a
- * window shorter than a program's idle periods costs CPU and catches
- * nothing, one longer catches them all (pgbench-ro, one client:
- * 9434 tps at 25 µs, 27704 at 50 µs, bench/results/live-frontier.md),
- * and two 100 ms ticks of a program whose progress moves ±25% from one to
- * the next can make the short one look a little worse than none.  One
- * step of look-ahead costs a measurement of the next window where
- * polling pays nothing; a loss beyond the look-ahead (nanosleep's 25 µs
- * window: 5% more progress for 55% more CPU), or two in a row, end the
- * climb. */
+ * catch before, and a longer window may catch more), or a lost to the
+ * best by less than POLL_SEARCH_LOOKAHEAD_Q10.  The windows' frontier is
+ * not concave: a window shorter than a program's idle periods costs CPU
+ * and catches nothing, one longer catches them all (pgbench-ro, one
+ * client: 9434 tps at 25 µs, 27704 at 50 µs, bench/results/
+ * live-frontier.md); and a program can settle in either of two regimes
+ * under one window (pgbench at 50 µs: 38000 or 111000 switches a second
+ * in two runs a minute apart, as client and server share a CPU or not),
+ * so two 100 ms ticks can make a window look a little worse than a
+ * shorter one although the next pays.  The look-ahead costs measurements
+ * of longer windows where polling pays nothing; a loss beyond it
+ * (nanosleep's 25 µs window: 5% more progress for 55% more CPU; ebizzy's:
+ * 60% more CPU for nothing) ends the climb. */
 static bool walk_on(const PollSearch *ps, unsigned a, int64_t u, int64_t best_u) {
         bool gained = a > 0 && ps->log_p[a] - ps->log_p[a - 1] > POLL_SEARCH_MARGIN_Q10;
-        bool look_ahead = a > 0 && ps->best == a - 1 && u >= best_u - POLL_SEARCH_LOOKAHEAD_Q10;
+        bool look_ahead = a > 0 && u >= best_u - POLL_SEARCH_LOOKAHEAD_Q10;
 
         return a + 1 < POLL_SEARCH_ARMS && (gained || look_ahead || u >= best_u - POLL_SEARCH_MARGIN_Q10);
 }

@@ -28,11 +28,10 @@
  * fast = the caller should make the next tick short, poll_search_tick_usec):
  *   climb   from arm 0 upwards while each arm is no worse than the best so
  *           far by more than the margin (1/16), or made more progress than
- *           the arm below by more than the margin, or is the first to lose
- *           after the best and lost by less than the look-ahead (a 25 µs
- *           window can be no better than none on a program whose 50 µs
- *           window triples its progress: pgbench, one client); then it
- *           holds the best arm seen.  A climb starts at the first sample and whenever the
+ *           the arm below by more than the margin, or lost to the best by
+ *           less than the look-ahead (a 25 µs window can be no better than
+ *           none on a program whose 50 µs window triples its progress:
+ *           pgbench, one client); then it holds the best arm seen.  A climb starts at the first sample and whenever the
  *           held arm's progress leaves its running mean by more
  *           than a factor 2 for 150 ms in a row (a program started or
  *           stopped; one 100 ms tick out is a program's own jitter).  A
@@ -76,8 +75,8 @@
 #define POLL_SEARCH_PROBE_TICKS_MAX 96 /* ... doubling after each that found nothing, up to this */
 #define POLL_SEARCH_PROBES_MIN 3       /* probes of a neighbour before it may replace the held arm */
 #define POLL_SEARCH_MARGIN_Q10 90      /* log2(1 + 1/16) in Q10 (89.6) */
-#define POLL_SEARCH_LOOKAHEAD_Q10 360 /* 4 margins (a factor 1.27): the loss one arm may show and
-                                        * the climb still try the next */
+#define POLL_SEARCH_LOOKAHEAD_Q10 360 /* 4 margins (a factor 1.27): the loss to the best an arm
+                                        * may show and the climb still try the next */
 #define POLL_SEARCH_CHANGE_Q10 1024    /* log2 2 in Q10 */
 #define POLL_SEARCH_CHANGE_US 150000u  /* time in a row beyond it that makes a change:
                                         * two 100 ms ticks, one of 500 ms */

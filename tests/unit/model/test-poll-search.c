@@ -172,11 +172,13 @@ START_TEST(test_noise) {
 }
 END_TEST
 
-/* One step of look-ahead: on CLIFF the 25 µs window is worse than none
- * by more than the margin (11% more CPU for the same progress), yet
- * within the look-ahead, so the climb goes on and finds 100 µs.  On
- * LONG_SLEEPS it loses more (43% more CPU): the climb stops there and no
- * longer window is measured.  Two losing arms in a row stop it too. */
+/* The look-ahead: on CLIFF the 25 µs window is worse than none by more
+ * than the margin (11% more CPU for the same progress), yet within the
+ * look-ahead, so the climb goes on and finds 100 µs; so it does when the
+ * 50 µs window loses too (pgbench's slow regime), within the look-ahead.
+ * On LONG_SLEEPS the 25 µs window loses more (43% more CPU): the climb
+ * stops there and no longer window is measured; so it does on CLIFF when
+ * the 50 µs window loses beyond the look-ahead. */
 START_TEST(test_climb_looks_one_arm_ahead) {
         Machine two = CLIFF;
         PollSearch ps;
@@ -195,10 +197,16 @@ START_TEST(test_climb_looks_one_arm_ahead) {
         ck_assert(ps.measured[1] && !ps.measured[2] && !ps.measured[3] && !ps.measured[4]);
 
         two.progress[2] = two.progress[0];
-        two.cpu[2] = 1120000;           /* loses to no polling by 0.3 (log2), the second loss */
+        two.cpu[2] = 1120000;           /* loses to no polling by 0.3 (log2) */
         poll_search_reset(&ps);
         run(&ps, &two, 12, 0.0, &rng, 0, NULL);
+        ck_assert(ps.utility[2] < ps.utility[0] - POLL_SEARCH_MARGIN_Q10);
         ck_assert(ps.utility[2] >= ps.utility[0] - POLL_SEARCH_LOOKAHEAD_Q10);
+        ck_assert_uint_eq(ps.best, 3);
+
+        two.cpu[2] = 1500000;           /* loses by 0.7 */
+        poll_search_reset(&ps);
+        run(&ps, &two, 12, 0.0, &rng, 0, NULL);
         ck_assert_uint_eq(ps.best, 0);
         ck_assert(ps.measured[2] && !ps.measured[3]);
 }
@@ -339,7 +347,7 @@ START_TEST(test_probe_needs_proof) {
 END_TEST
 
 /* A probe finds what the climb missed: the climb stops at 25 µs where 50
- * µs looks worse (noise-free here, by construction), then the machine
+ * µs looks worse beyond the look-ahead (noise-free, by construction), then the machine
  * changes a little (50 µs becomes the best, no factor 2 anywhere) and
  * the probes move the held arm there. */
 START_TEST(test_probe_moves) {
@@ -347,7 +355,7 @@ START_TEST(test_probe_moves) {
         PollSearch ps;
         uint64_t rng = 11;
 
-        m.progress[2] = m.progress[1] * 0.9;
+        m.progress[2] = m.progress[1] * 0.7;  /* beyond the look-ahead */
         m.cpu[2] = m.cpu[1];
         m.progress[3] = m.progress[2];
         m.cpu[3] = m.cpu[2];
