@@ -81,21 +81,27 @@ def spread(vals):
     return (min(vals), max(vals)) if vals else (None, None)
 
 
-def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_median, gain_median, no_gain_pct=None):
+def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_median, gain_median, no_gain_pct=None,
+          noise=0.0):
     """The verdict on one profile for one program.
 
     stock_rounds: per round, [(cpu, good)] of the stock settings measured
     in that round; profile_rounds: per round, (cpu, good) or None;
     gain_rounds: per round, polling's gain; the medians likewise.  A
     profile is dominated when it is below the frontier at its own CPU on
-    the medians and in every round (no round reaches the hull: beyond the
-    noise of the rounds); undominated otherwise.  Where polling gains
+    the medians, by more than noise (the rounds' noise of the stock
+    settings' scores, in goodness), and in every round (no round reaches
+    the hull): "no mix of two stock settings has a better score at no
+    more CPU, beyond the noise of the rounds" (issue 25).  Below on the
+    medians and in every round but by no more than the noise: "below,
+    within the noise"; undominated otherwise.  Where polling gains
     nothing (gain within the noise: no_gain_pct given by the caller) the
     distance is not measured in % of a gain and the verdict is left to the
     caller's CPU criterion.  Returns a dict: distance_pct (medians),
     rounds_pct (per round), min_pct, max_pct, reach (goodness at the
-    profile's CPU), verdict ("undominated", "dominated", "cheaper than any
-    stock setting", or None)."""
+    profile's CPU), shortfall (reach - goodness, medians), verdict
+    ("undominated", "below, within the noise", "dominated", "cheaper than
+    any stock setting", or None)."""
     d = distance_pct(stock_medians, profile_median[0], profile_median[1], gain_median) if profile_median else None
     rounds = []
     for pts, prof, g in zip(stock_rounds, profile_rounds, gain_rounds):
@@ -108,9 +114,13 @@ def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_medi
         verdict = 'cheaper than any stock setting'
     elif no_gain_pct is not None or d is None:
         verdict = None
+    elif d < 0 and hi is not None and hi < 0:
+        verdict = 'dominated' if r - profile_median[1] > noise else 'below, within the noise'
     else:
-        verdict = 'dominated' if d < 0 and hi is not None and hi < 0 else 'undominated'
-    return {'distance_pct': d, 'rounds_pct': rounds, 'min_pct': lo, 'max_pct': hi, 'reach': r, 'verdict': verdict}
+        verdict = 'undominated'
+    shortfall = None if r is None or profile_median is None else r - profile_median[1]
+    return {'distance_pct': d, 'rounds_pct': rounds, 'min_pct': lo, 'max_pct': hi, 'reach': r, 'shortfall': shortfall,
+            'verdict': verdict}
 
 
 def best_stock_cpu(stock_medians, tolerance):
@@ -179,7 +189,7 @@ def program(cells, stock, profiles, base='stock', polling='poll-only', cpu_toler
             continue
         j = judge([list(stock_rounds[r].values()) for r in rounds], [per.get(r) for r in rounds],
                   [gain_of(stock_rounds[r]) for r in rounds], list(stock_med.values()), med_pt, gain,
-                  no_gain_pct=None if has_gain else 0)
+                  no_gain_pct=None if has_gain else 0, noise=noise)
         j['cpu_s'], j['good'] = med_pt
         j['cpu_over_best_pct'] = 100.0 * (med_pt[0] / best_cpu - 1) if best_cpu else None
         if not has_gain:

@@ -3,8 +3,8 @@
 """bench/frontier.py on hand-made points: the upper hull of the stock
 settings (mixes of two), the reach at a CPU, the distance in % of
 polling's gain, and the verdicts (dominated only when below in the
-medians and in every round; the CPU criterion where nothing is to
-gain)."""
+medians by more than the rounds' noise and in every round; the CPU
+criterion where nothing is to gain)."""
 import os
 import sys
 import unittest
@@ -34,10 +34,16 @@ class Frontier(unittest.TestCase):
         cells = {'stock': cell([100, 102], [1.0, 1.0]), 'poll-only': cell([200, 202], [9.0, 9.0]),
                  'haltpoll-50us': cell([190, 192], [5.0, 5.0]),
                  'below': cell([120, 121], [5.0, 5.0]), 'noisy': cell([150, 195], [5.0, 5.0]),
-                 'above': cell([195, 196], [5.0, 5.0]), 'cheap': cell([90, 90], [0.5, 0.5])}
-        p = frontier.program(cells, ['stock', 'haltpoll-50us', 'poll-only'], ['below', 'noisy', 'above', 'cheap'])
+                 'above': cell([195, 196], [5.0, 5.0]), 'cheap': cell([90, 90], [0.5, 0.5]),
+                 'hair': cell([189.5, 191.5], [5.0, 5.0])}
+        p = frontier.program(cells, ['stock', 'haltpoll-50us', 'poll-only'],
+                             ['below', 'noisy', 'above', 'cheap', 'hair'])
         self.assertTrue(p['has_gain'])
+        self.assertEqual(p['noise'], 1.0)                                   # each stock setting's rounds: ±1
         self.assertEqual(p['profiles']['below']['verdict'], 'dominated')
+        self.assertEqual(p['profiles']['below']['shortfall'], 192 - 121)   # cell(): the upper of two is the median
+        # below the hull in both rounds (190, 192 at 5 CPU s), by 0.5 on the medians: within the noise
+        self.assertEqual(p['profiles']['hair']['verdict'], 'below, within the noise')
         self.assertEqual(p['profiles']['noisy']['verdict'], 'undominated')   # one round reaches the hull
         self.assertEqual(p['profiles']['above']['verdict'], 'undominated')
         self.assertGreater(p['profiles']['above']['distance_pct'], 0)
