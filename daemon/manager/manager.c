@@ -332,7 +332,7 @@ static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                 r = manager_pins_refresh_stale(m) == -ENOMEM ? log_oom() : 0;
         if (r < 0)
                 return sd_event_exit(m->event, r);
-        if (manager_latency_tick(m, now) == -ENOMEM)
+        if (!m->light.light && manager_latency_tick(m, now) == -ENOMEM)
                 return sd_event_exit(m->event, -ENOMEM);
         manager_metrics_tick(m, metrics_now_usec(CLOCK_MONOTONIC) - start);
         r = sd_event_source_set_time_relative(s, manager_policy_next_tick_usec(m));
