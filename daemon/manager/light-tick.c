@@ -46,11 +46,15 @@ static QuietTickState quiet_state(const Manager *m, uint64_t now_usec) {
         };
 }
 
-/* Logs a change of verdict (not every tick). */
+/* Logs when light ticks begin and why they end (not every tick; not the
+ * full tick that comes by the clock in a quiet stretch). */
 static void note_verdict(LightTick *t, QuietTickVerdict v) {
-        if (v != t->verdict && (v == QUIET_TICK_LIGHT || t->verdict == QUIET_TICK_LIGHT))
-                log_debug("%s", v == QUIET_TICK_LIGHT ? "The machine is quiet: light ticks." :
-                          "Full ticks again.");
+        if (v == QUIET_TICK_DUE)
+                return;
+        if (v == QUIET_TICK_LIGHT && t->verdict != QUIET_TICK_LIGHT)
+                log_debug("The machine is quiet: light ticks.");
+        else if (v != QUIET_TICK_LIGHT && t->verdict == QUIET_TICK_LIGHT)
+                log_debug("Full ticks again (%s).", quiet_tick_verdict_to_string(v));
         t->verdict = v;
 }
 

@@ -32,7 +32,7 @@ typedef struct LightTick {
         uint64_t full_writes;        /* change_knob_writes() then */
         QuietTickMark full_before;   /* the policy before the last full tick's step */
         QuietTickMark full_after;    /* ... and after it */
-        QuietTickVerdict verdict;    /* of the last tick */
+        QuietTickVerdict verdict;    /* of the last tick but the full ones by the clock */
         bool light;                  /* the last tick was light */
         uint64_t n_light;            /* light ticks since the start */
 } LightTick;
