@@ -90,6 +90,7 @@ bool manager_light_tick(Manager *m, uint64_t now_usec) {
 void manager_light_full_begin(Manager *m, uint64_t now_usec) {
         LightTick *t = &m->light;
 
+        t->light = false;               /* also after a hotplug, which asks no verdict */
         t->full_usec = now_usec;
         t->full_writes = change_knob_writes(m->changes);
         if (m->policy.loop)
