@@ -8,7 +8,8 @@ idlepolicy_light_ticks_total counter rises, the full ticks stop) and does
 not re-read the cpuidle counters then (a state's usage moved in the tree is
 not in its metrics); a jump of the context switches makes the ticks full at
 once (no light tick counted after it, the usage seen); busy time does too;
-quiet_full_tick_usec 0 turns them off, and a SIGHUP with another value on.
+quiet_full_tick_usec 0 turns them off, and a SIGHUP with another value on;
+in enforce mode, once the poll search holds no polling, they come too.
 Nothing here asserts on time: the counters the daemon exposes say which
 ticks were light."""
 
@@ -108,6 +109,25 @@ class LightTicks(T.IdlePolicyTestCase):
         with Feeder(self):
             self.wait_light(3, 'quiet again')
         self.assertTrue(self.daemon.alive())
+
+    def test_enforce(self):
+        """Enforcing, the poll search climbs from no polling, finds the
+        machine quiet and holds no polling (menu, POLL disabled: knobs
+        written); then the ticks are light, and the knobs stay as the
+        plan wrote them."""
+        self.config = os.path.join(self.tmp, 'idlepolicyd.conf')
+        self.write_config(NEVER_DUE)
+        with Feeder(self):
+            self.start_daemon(extra=['--config', self.config], mode='enforce')
+            self.wait_light(5, 'enforcing on a quiet machine')
+            knobs = T.knob_values(self.tree)
+            _, full0 = self.counts()
+            _, full = self.wait_light(5, 'still quiet')
+            self.assertEqual(full, full0, 'a full tick while quiet and settled')
+            self.assertEqual(T.knob_values(self.tree), knobs, 'a knob written during light ticks')
+        self.assertEqual(self.read(T.GOVERNOR_FILE), 'menu')
+        self.stop_daemon()
+        self.assertEqual(T.knob_values(self.tree), self.original_knobs, 'knobs not put back at the stop')
 
     def test_busy_is_not_quiet(self):
         """30% of every CPU busy, few switches: no light tick."""
