@@ -58,6 +58,7 @@ void config_init(Config *c) {
         *c = (Config) {
                 .tick_usec = CONFIG_TICK_USEC_DEFAULT,
                 .poll_search_tick_usec = CONFIG_SEARCH_TICK_USEC_DEFAULT,
+                .quiet_full_tick_usec = CONFIG_QUIET_FULL_TICK_USEC_DEFAULT,
                 .log_level = LOG_LEVEL_INFO,
                 .mode = DAEMON_MODE_ENFORCE,
                 .calibrate_on_first_start = -1,
@@ -96,6 +97,15 @@ static int parse_tick(json_t *v, Config *c) {
 
 static int parse_search_tick(json_t *v, Config *c) {
         return parse_integer(v, CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX, &c->poll_search_tick_usec);
+}
+
+/* 0 (no light ticks) or a tick's range. */
+static int parse_quiet_full_tick(json_t *v, Config *c) {
+        if (json_is_integer(v) && json_integer_value(v) == 0) {
+                c->quiet_full_tick_usec = 0;
+                return 0;
+        }
+        return parse_integer(v, CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX, &c->quiet_full_tick_usec);
 }
 
 /* Copies an absolute path shorter than size into dst.  Returns 0 or -EINVAL. */
@@ -254,6 +264,8 @@ static const ConfigKey config_keys[] = {
         { "consolidation_shrink_ticks", parse_consolidation_shrink, "must be an integer between 0 and 3600" },
         { "follow_power_profiles", parse_follow_power_profiles, "must be true or false" },
         { "poll_search_tick_usec", parse_search_tick, "must be an integer between 10000 and 3600000000" },
+        { "quiet_full_tick_usec", parse_quiet_full_tick,
+          "must be 0 (no light ticks) or an integer between 10000 and 3600000000" },
 };
 
 /* Applies every key of the object root to c.  Returns 0 or -EINVAL with e

@@ -17,8 +17,7 @@ struct ProcReader {
         int irq_fd;                 /* -1 without proc/interrupts */
         char *buf;                  /* grown as needed, reused every read */
         size_t size;
-        bool has_ctxt;              /* proc/stat's ctxt line at the last read */
-        uint64_t ctxt;
+        ProcTotals totals;          /* proc/stat's "cpu" and ctxt lines at the last read */
 };
 
 /* One line of a text: [start, end), numbered from 1. */
@@ -189,10 +188,40 @@ int procstat_parse_ctxt(const char *text, uint64_t *ret) {
         return -ENODATA;
 }
 
+int procstat_parse_totals(const char *text, ProcTotals *ret, ErrorInfo *e) {
+        ProcTotals t = {};
+        ProcCpuSample all = {};
+        Line l = {};
+        int r;
+
+        while (line_next(text, &l) && !t.has_cpu) {
+                uint64_t v[STAT_MAX_VALUES];
+
+                if (strncmp(l.start, "cpu", 3) != 0 || !is_blank(l.start[3]))
+                        continue;
+                if (!l.terminated)
+                        return errinfo_set(e, -EBADMSG, PROCFS_STAT ":%u: truncated line", l.number);
+                r = stat_values(&l, l.start + 3, v, e);
+                if (r < 0)
+                        return r;
+                stat_store(&all, v, r);
+                t = (ProcTotals) { .has_cpu = true, .busy_jiffies = all.busy_jiffies, .total_jiffies = all.total_jiffies };
+        }
+        if (!t.has_cpu)
+                return errinfo_set(e, -EBADMSG, PROCFS_STAT ": no \"cpu\" line (empty or truncated file)");
+        t.has_ctxt = procstat_parse_ctxt(text, &t.ctxt) >= 0;
+        *ret = t;
+        return 0;
+}
+
 bool procreader_ctxt(const ProcReader *r, uint64_t *ret) {
-        if (r->has_ctxt)
-                *ret = r->ctxt;
-        return r->has_ctxt;
+        if (r->totals.has_ctxt)
+                *ret = r->totals.ctxt;
+        return r->totals.has_ctxt;
+}
+
+ProcTotals procreader_totals(const ProcReader *r) {
+        return r->totals;
 }
 
 /* ---- proc/interrupts ---------------------------------------------------- */
@@ -382,17 +411,34 @@ int procreader_new(int root_fd, ProcReader **ret, ErrorInfo *e) {
         return 0;
 }
 
-/* Re-reads fd into the reader's buffer and parses it.  Returns 0 or a
- * negative errno with e set. */
-static int reread(ProcReader *r, int fd, const char *path, unsigned n_cpus, ProcCpuSample *out,
-                  int (*parse)(const char *, unsigned, ProcCpuSample *, ErrorInfo *), ErrorInfo *e) {
+/* Re-reads fd into the reader's buffer (text).  Returns 0 or a negative
+ * errno with e set. */
+static int reread_text(ProcReader *r, int fd, const char *path, ErrorInfo *e) {
         int n = fileio_pread_alloc(fd, PROCSTAT_FILE_MAX, &r->buf, &r->size);
 
         if (n < 0)
                 return errinfo_set(e, n, "%s: %s", path, fileio_error_reason(n));
         if (memchr(r->buf, '\0', (size_t) n))
                 return errinfo_set(e, -EBADMSG, "%s: contains a NUL byte", path);
-        return parse(r->buf, n_cpus, out, e);
+        return 0;
+}
+
+/* Re-reads fd into the reader's buffer and parses it.  Returns 0 or a
+ * negative errno with e set. */
+static int reread(ProcReader *r, int fd, const char *path, unsigned n_cpus, ProcCpuSample *out,
+                  int (*parse)(const char *, unsigned, ProcCpuSample *, ErrorInfo *), ErrorInfo *e) {
+        int k = reread_text(r, fd, path, e);
+
+        return k < 0 ? k : parse(r->buf, n_cpus, out, e);
+}
+
+/* The totals of proc/stat's text in the buffer (parsed already: its "cpu"
+ * line is there), or none. */
+static void totals_note(ProcReader *r, bool ok) {
+        ErrorInfo e = {};
+
+        if (!ok || procstat_parse_totals(r->buf, &r->totals, &e) < 0)
+                r->totals = (ProcTotals) {};
 }
 
 int procreader_read(ProcReader *r, unsigned n_cpus, ProcCpuSample *out, ErrorInfo *e) {
@@ -401,8 +447,21 @@ int procreader_read(ProcReader *r, unsigned n_cpus, ProcCpuSample *out, ErrorInf
         memset(out, 0, sizeof(ProcCpuSample) * n_cpus);
         k = reread(r, r->stat_fd, PROCFS_STAT, n_cpus, out, procstat_parse_stat, e);
         /* The buffer still holds proc/stat. */
-        r->has_ctxt = k >= 0 && procstat_parse_ctxt(r->buf, &r->ctxt) >= 0;
+        totals_note(r, k >= 0);
         if (k >= 0 && r->irq_fd >= 0)
                 k = reread(r, r->irq_fd, PROCFS_INTERRUPTS, n_cpus, out, procstat_parse_interrupts, e);
         return k;
+}
+
+int procreader_read_totals(ProcReader *r, ProcTotals *ret, ErrorInfo *e) {
+        int n = reread_text(r, r->stat_fd, PROCFS_STAT, e);
+
+        if (n >= 0)
+                n = procstat_parse_totals(r->buf, &r->totals, e);
+        if (n < 0) {
+                r->totals = (ProcTotals) {};
+                return n;
+        }
+        *ret = r->totals;
+        return 0;
 }

@@ -21,6 +21,16 @@ typedef struct ProcCpuSample {
         uint64_t other_irqs;        /* every other per-CPU row (IPIs, devices) */
 } ProcCpuSample;
 
+/* The machine's totals in proc/stat: the aggregate "cpu" line (every CPU's
+ * time summed by the kernel) and the context switches. */
+typedef struct ProcTotals {
+        bool has_cpu;               /* the "cpu" line was read */
+        uint64_t busy_jiffies;      /* as ProcCpuSample's, over every CPU */
+        uint64_t total_jiffies;
+        bool has_ctxt;              /* the "ctxt" line was read */
+        uint64_t ctxt;
+} ProcTotals;
+
 typedef struct ProcReader ProcReader;
 
 /* The most procreader_read() reads of either file: 64 MiB.  A larger one
@@ -46,9 +56,19 @@ void procreader_freep(ProcReader **r);
 int procreader_read(ProcReader *r, unsigned n_cpus, ProcCpuSample *out, ErrorInfo *e);
 
 /* proc/stat's context switch count ("ctxt N") at the last successful
- * procreader_read().  Returns false (and leaves *ret) when the file had
- * none or its value was not a number. */
+ * procreader_read() or procreader_read_totals().  Returns false (and
+ * leaves *ret) when the file had none or its value was not a number. */
 bool procreader_ctxt(const ProcReader *r, uint64_t *ret);
+
+/* Reads proc/stat alone (not proc/interrupts) into *ret: the cheap look
+ * at the machine a light tick takes (quiet-tick.h).  Returns 0 or a
+ * negative errno with e set (-EBADMSG: no "cpu" line, or a bad one; a
+ * missing or bad ctxt only leaves has_ctxt false). */
+int procreader_read_totals(ProcReader *r, ProcTotals *ret, ErrorInfo *e);
+
+/* The totals at the last successful procreader_read() or
+ * procreader_read_totals() (all has_* false before the first). */
+ProcTotals procreader_totals(const ProcReader *r);
 
 /* The pure parsers behind procreader_read(), for tests and the simulator.
  * Each resets and fills only its own fields of out[0 .. n_cpus-1]; a line
@@ -58,3 +78,7 @@ int procstat_parse_interrupts(const char *text, unsigned n_cpus, ProcCpuSample *
 /* The value of the first complete "ctxt N" line of proc/stat's text.
  * Returns 0, -ENODATA without one, -EBADMSG when N is not a number. */
 int procstat_parse_ctxt(const char *text, uint64_t *ret);
+/* The aggregate "cpu" line and ctxt of proc/stat's text.  Returns 0 or
+ * -EBADMSG with e set when the "cpu" line is missing or bad (a missing or
+ * bad ctxt leaves has_ctxt false). */
+int procstat_parse_totals(const char *text, ProcTotals *ret, ErrorInfo *e);

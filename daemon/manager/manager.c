@@ -293,24 +293,46 @@ static int manager_check_flap(Manager *m) {
         return manager_rebuild_sampling(m);
 }
 
-static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        uint64_t start = metrics_now_usec(CLOCK_MONOTONIC), now;
+/* The part of a tick a light one skips (light-tick.h): the sample, the
+ * flap check, consolidation and the policy step.  Returns 0 or a negative
+ * errno (fatal). */
+static int manager_full_tick(Manager *m, uint64_t now) {
         int r;
 
-        manager_check_hotplug(m);
+        manager_light_full_begin(m, now);
         r = manager_sample(m);
         if (r >= 0 && !m->sample_failing)
                 r = manager_check_flap(m);
         if (r < 0)
-                return sd_event_exit(m->event, r);
+                return r;
         if (manager_pins_refresh_stale(m) == -ENOMEM)
-                return sd_event_exit(m->event, log_oom());
+                return log_oom();
         if (!m->sample_failing)
                 manager_consolidation_tick(m);
-        if (!m->sample_failing && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0)
+        if (!m->sample_failing)
                 manager_policy_tick(m, now);
-        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0 && manager_latency_tick(m, now) == -ENOMEM)
+        manager_light_full_end(m);
+        return 0;
+}
+
+static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        uint64_t start = metrics_now_usec(CLOCK_MONOTONIC), now;
+        const Sampling *before = m->sampling;
+        int r;
+
+        r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        if (r < 0)
+                return sd_event_exit(m->event, log_error_errno(r, "Failed to read the monotonic clock: %m"));
+        manager_check_hotplug(m);
+        /* After a hotplug (a new sampling), a full tick. */
+        if (m->sampling != before || !manager_light_tick(m, now))
+                r = manager_full_tick(m, now);
+        else
+                r = manager_pins_refresh_stale(m) == -ENOMEM ? log_oom() : 0;
+        if (r < 0)
+                return sd_event_exit(m->event, r);
+        if (!m->light.light && manager_latency_tick(m, now) == -ENOMEM)
                 return sd_event_exit(m->event, -ENOMEM);
         manager_metrics_tick(m, metrics_now_usec(CLOCK_MONOTONIC) - start);
         r = sd_event_source_set_time_relative(s, manager_policy_next_tick_usec(m));
@@ -336,6 +358,11 @@ static void manager_apply_config(Manager *m, const Config *c) {
                 (void) cpuidle_sampler_set_read_budget(m->sampling->sampler, (unsigned) c->sample_files_per_tick);
                 log_info("Reading at most %" PRIu64 " counter files a tick (0: all).", c->sample_files_per_tick);
         }
+        if (c->quiet_full_tick_usec != m->config.quiet_full_tick_usec && c->quiet_full_tick_usec)
+                log_info("Light ticks while the machine is quiet, a full one at least every %" PRIu64 " us.",
+                         c->quiet_full_tick_usec);
+        else if (c->quiet_full_tick_usec != m->config.quiet_full_tick_usec)
+                log_info("Light ticks off: every tick is full.");
         snprintf(old_textfile, sizeof(old_textfile), "%s", m->config.metrics_textfile);
         m->config = *c;
         manager_consolidation_reconfigure(m);

@@ -18,6 +18,7 @@
 #include "enforce.h"
 #include "knob-view.h"
 #include "latency-watch.h"
+#include "light-tick.h"
 #include "metrics.h"
 #include "persist.h"
 #include "pins.h"
@@ -91,6 +92,7 @@ struct Manager {
                                       * tick (a new sampler starts at 0) */
 
         KnobView view;               /* the knobs as last sampled or written (knob-view.h) */
+        LightTick light;             /* light ticks while the machine is quiet (light-tick.h) */
 
         /* The subsystems' own state, each in its folder's header: the
          * manager orchestrates them. */

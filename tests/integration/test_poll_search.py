@@ -38,6 +38,11 @@ POLL_DISABLE = [T.state_file(cpu, 0, 'disable') for cpu in CPUS]
 # time.
 TICK_USEC = 200000
 SEARCH_TICK_USEC = 80000
+# The IDLE table is a quiet machine: the daemon's ticks are light there
+# (quiet-tick.h) and sample only at a full one, which comes every other
+# tick here (not every 4 s, quiet_full_tick_usec's default), so that
+# wait_ticks() sees the search hold through light ticks in a few seconds.
+QUIET_FULL_TICK_USEC = 2 * TICK_USEC
 
 # What the machine does under one arm: the context switches per second of
 # the whole machine, and each CPU's share of time busy and polling (the
@@ -172,7 +177,7 @@ class PollSearch(T.IdlePolicyTestCase):
         """Starts enforcing with the short ticks, then switches to profile."""
         config = os.path.join(self.tmp, 'idlepolicyd.conf')
         with open(config, 'w', encoding='utf-8') as f:
-            json.dump({'poll_search_tick_usec': SEARCH_TICK_USEC}, f)
+            json.dump({'poll_search_tick_usec': SEARCH_TICK_USEC, 'quiet_full_tick_usec': QUIET_FULL_TICK_USEC}, f)
         self.start_daemon(extra=['--config', config, '--tick-usec', str(TICK_USEC)], mode='enforce')
         if profile:
             self.call('SetProfile', profile)

@@ -299,6 +299,30 @@ START_TEST(test_poll_search_tick) {
 }
 END_TEST
 
+#define QUIET_REASON "must be 0 (no light ticks) or an integer between 10000 and 3600000000"
+
+/* The longest stretch of light ticks: 0 (off) or the tick's bounds. */
+START_TEST(test_quiet_full_tick) {
+        static const char *const bad[] = { "9999", "1", "3600000001", "-1", "4000000.5", "\"4000000\"", "true", "null" };
+        Config c = parse_ok("{ \"tick_usec\": 250000 }");
+
+        ck_assert_uint_eq(c.quiet_full_tick_usec, CONFIG_QUIET_FULL_TICK_USEC_DEFAULT);
+        c = parse_ok("{ \"quiet_full_tick_usec\": 0 }");
+        ck_assert_uint_eq(c.quiet_full_tick_usec, 0);
+        c = parse_ok("{ \"quiet_full_tick_usec\": 10000 }");
+        ck_assert_uint_eq(c.quiet_full_tick_usec, CONFIG_TICK_USEC_MIN);
+        c = parse_ok("{ \"quiet_full_tick_usec\": 3600000000 }");
+        ck_assert_uint_eq(c.quiet_full_tick_usec, CONFIG_TICK_USEC_MAX);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char text[128];
+
+                /* after a good key: nothing applied */
+                snprintf(text, sizeof(text), "{\"tick_usec\": 20000, \"quiet_full_tick_usec\": %s}", bad[i]);
+                key_fails(text, "quiet_full_tick_usec", QUIET_REASON);
+        }
+}
+END_TEST
+
 #define FILES_REASON "must be an integer between 0 and 1000000000"
 
 START_TEST(test_sample_files_per_tick) {
@@ -372,6 +396,7 @@ int main(void) {
         tcase_add_test(tc, test_log_levels);
         tcase_add_test(tc, test_policy_keys);
         tcase_add_test(tc, test_poll_search_tick);
+        tcase_add_test(tc, test_quiet_full_tick);
         tcase_add_test(tc, test_sample_files_per_tick);
         tcase_add_test(tc, test_metrics_keys);
         tcase_add_test(tc, test_modes);

@@ -316,6 +316,70 @@ START_TEST(test_reader_ctxt) {
 }
 END_TEST
 
+/* The aggregate "cpu" line and ctxt: a light tick's look at the machine. */
+START_TEST(test_totals) {
+        static const char *const bad[] = {
+                "", "ctxt 5\n", "cpu0 1 2 3 4\nctxt 5\n", "cpu  1 2 3\nctxt 5\n", "cpu  1 2 x 4\n", "cpu  1 2 3 4",
+        };
+        ProcTotals t = {};
+        ErrorInfo e = {};
+
+        ck_assert_int_eq(procstat_parse_totals(stat_vm, &t, &e), 0);
+        ck_assert(t.has_cpu && t.has_ctxt);
+        ck_assert_uint_eq(t.busy_jiffies, 2252 + 1902 + 47 + 13);
+        ck_assert_uint_eq(t.total_jiffies, 2252 + 1902 + 47 + 13 + 34396 + 286);
+        ck_assert_uint_eq(t.ctxt, 262637);
+        /* no ctxt, or a bad one: the "cpu" line still counts */
+        ck_assert_int_eq(procstat_parse_totals("cpu  1 2 3 4\ncpux 9\nctxt many\n", &t, &e), 0);
+        ck_assert(t.has_cpu && !t.has_ctxt);
+        ck_assert_uint_eq(t.busy_jiffies, 1 + 2 + 3);
+        ck_assert_uint_eq(t.total_jiffies, 1 + 2 + 3 + 4);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                ProcTotals u = { .ctxt = 77 };
+
+                e = (ErrorInfo) {};
+                ck_assert_msg(procstat_parse_totals(bad[i], &u, &e) == -EBADMSG, "accepted: \"%s\"", bad[i]);
+                ck_assert_msg_has(e, "proc/stat");
+                ck_assert_uint_eq(u.ctxt, 77);  /* untouched */
+        }
+}
+END_TEST
+
+/* procreader_read_totals() reads proc/stat alone; both reads leave the
+ * totals for procreader_totals(). */
+START_TEST(test_reader_totals) {
+        FakeTree *t = unit_tree(NULL);
+        _cleanup_procreader_ ProcReader *r = NULL;
+        ProcCpuSample out[2];
+        ProcTotals x = {};
+        ErrorInfo e = {};
+
+        ck_assert_int_eq(procreader_new(t->fd, &r, &e), 0);
+        ck_assert(!procreader_totals(r).has_cpu);
+        ck_assert_int_eq(faketree_write(t->fd, "proc/stat", "cpu  10 0 5 100\ncpu0 5 0 5 50\ncpu1 5 0 0 50\nctxt 900\n"), 0);
+        reader_read_ok(r, 2, out);
+        x = procreader_totals(r);
+        ck_assert(x.has_cpu && x.has_ctxt);
+        ck_assert_uint_eq(x.busy_jiffies, 15);
+        ck_assert_uint_eq(x.ctxt, 900);
+        /* proc/interrupts is not read: garbage there does not matter */
+        ck_assert_int_eq(faketree_write(t->fd, "proc/interrupts", "garbage\n"), 0);
+        ck_assert_int_eq(faketree_write(t->fd, "proc/stat", "cpu  12 0 5 198\ncpu0 1 2 3 4\nctxt 950\n"), 0);
+        ck_assert_int_eq(procreader_read(r, 2, out, &e), -EBADMSG);
+        ck_assert_int_eq(procreader_read_totals(r, &x, &e), 0);
+        ck_assert_uint_eq(x.busy_jiffies, 17);
+        ck_assert_uint_eq(x.total_jiffies, 215);
+        ck_assert_uint_eq(x.ctxt, 950);
+        ck_assert_uint_eq(procreader_totals(r).ctxt, 950);
+        /* a bad proc/stat: an error, and no totals left behind */
+        ck_assert_int_eq(faketree_write(t->fd, "proc/stat", "intr 1\n"), 0);
+        ck_assert_int_eq(procreader_read_totals(r, &x, &e), -EBADMSG);
+        ck_assert_msg_has(e, "no \"cpu\" line");
+        ck_assert(!procreader_totals(r).has_cpu);
+        ck_assert_uint_eq(x.ctxt, 950);
+}
+END_TEST
+
 START_TEST(test_reader_missing_and_garbage) {
         FakeTree *t = unit_tree(NULL);
         ProcReader *r = NULL;
@@ -361,6 +425,8 @@ int main(void) {
         tcase_add_test(ctxt, test_ctxt_bad);
         tcase_add_test(reader, test_reader_tree);
         tcase_add_test(reader, test_reader_ctxt);
+        tcase_add_test(ctxt, test_totals);
+        tcase_add_test(reader, test_reader_totals);
         tcase_add_test(reader, test_reader_missing_and_garbage);
         return unit_run(s);
 }

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Light ticks: see quiet-tick.h. */
+#include <string.h>
+
+#include "quiet-tick.h"
+
+#define USEC_PER_SEC UINT64_C(1000000)
+#define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
+#define FNV_PRIME UINT64_C(0x100000001b3)
+
+static const char *const verdict_names[_QUIET_TICK_VERDICT_MAX] = {
+        [QUIET_TICK_LIGHT] = "light",
+        [QUIET_TICK_OFF] = "off",
+        [QUIET_TICK_DUE] = "due",
+        [QUIET_TICK_UNSETTLED] = "unsettled",
+        [QUIET_TICK_NO_READING] = "no reading",
+        [QUIET_TICK_SWITCHING] = "switching",
+        [QUIET_TICK_BUSY] = "busy",
+};
+
+const char *quiet_tick_verdict_to_string(QuietTickVerdict v) {
+        return v >= 0 && v < _QUIET_TICK_VERDICT_MAX ? verdict_names[v] : "?";
+}
+
+/* FNV-1a over n bytes of p, from h. */
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
+        const unsigned char *b = p;
+
+        for (size_t i = 0; i < n; i++)
+                h = (h ^ b[i]) * FNV_PRIME;
+        return h;
+}
+
+static uint64_t hash_u64(uint64_t h, uint64_t v) {
+        return hash_bytes(h, &v, sizeof(v));
+}
+
+/* What a CPU's plan in force is: its ends, their reasons, the states
+ * allowed, and the model's own wishes behind them. */
+static uint64_t hash_cpu(uint64_t h, const PolicyCpu *c) {
+        h = hash_u64(h, c->active | (uint64_t) c->settled << 1 | (uint64_t) c->has_poll << 2);
+        h = hash_u64(h, (uint64_t) c->cap << 32 | c->floor);
+        h = hash_u64(h, (uint64_t) c->cap_reason << 32 | c->floor_reason);
+        h = hash_u64(h, (uint64_t) c->plan.model_cap << 32 | c->plan.model_floor);
+        h = hash_u64(h, (uint64_t) c->poll.mode << 32 ^ c->poll.window_ns);
+        return hash_bytes(h, c->allowed, sizeof(bool) * (c->n_states < MODEL_STATES_MAX ? c->n_states : MODEL_STATES_MAX));
+}
+
+/* The machine's decisions: the halt-poll window of the machine and of
+ * each profile's CPUs, the governor wanted, and where the poll search is
+ * (not its counters, which move at every tick it measures). */
+static uint64_t hash_system(uint64_t h, const PolicySystem *s) {
+        h = hash_u64(h, s->has_poll | (uint64_t) s->governor_required << 1 | (uint64_t) s->searching << 2);
+        h = hash_u64(h, (uint64_t) s->poll.mode << 32 ^ s->poll.window_ns);
+        h = hash_bytes(h, s->governor, strnlen(s->governor, sizeof(s->governor)));
+        for (unsigned g = 0; g < s->n_groups && g < POLICY_POLL_GROUPS_MAX; g++)
+                h = hash_u64(h, (uint64_t) s->groups[g].plan.mode << 32 ^ s->groups[g].plan.window_ns);
+        h = hash_u64(h, (uint64_t) s->search.phase << 48 | (uint64_t) s->search.arm << 32 | s->search.best);
+        return hash_u64(h, s->search_silent);
+}
+
+QuietTickMark quiet_tick_mark(const PolicyStep *l) {
+        uint64_t h = FNV_OFFSET;
+
+        for (unsigned cpu = 0; cpu < l->n_cpus; cpu++)
+                h = hash_cpu(h, &l->cpus[cpu]);
+        return (QuietTickMark) { .plan = hash_system(h, &l->sys), .search_samples = l->sys.search.samples };
+}
+
+/* A CPU whose next full tick may move its plan though nothing changes: a
+ * move held back by hysteresis is made once the hold has passed; a cap
+ * lifted by exploration drops again; the util rule releases only on a
+ * measured tick. */
+static bool cpu_settled(const PolicyCpu *c) {
+        if (!c->active)
+                return true;
+        return !c->plan.exploring && !c->plan.util_active && c->plan.cap_reason != PLAN_REASON_HOLD &&
+               c->plan.floor_reason != PLAN_REASON_HOLD;
+}
+
+/* The poll search takes a quiet sample without moving when it does not
+ * run; when it holds no polling and wants no short ticks (a quiet machine
+ * is not probed, poll-search.h); and when it waited at the last full tick
+ * for an arm not in force (no sample measured, nothing moved: observe
+ * mode, where its arms are never written).  Climbing, probing or holding
+ * a window, each tick is a step. */
+static bool search_settled(const PolicySystem *s, const QuietTickMark *before, const QuietTickMark *after) {
+        if (!s->searching)
+                return true;
+        if (s->search.phase == POLL_SEARCH_HOLD && s->search.best == 0 && !s->search.fast)
+                return true;
+        return before->search_samples == after->search_samples && before->plan == after->plan;
+}
+
+bool quiet_tick_policy_settled(const PolicyStep *l, const QuietTickMark *before, const QuietTickMark *after) {
+        for (unsigned cpu = 0; cpu < l->n_cpus; cpu++)
+                if (!cpu_settled(&l->cpus[cpu]))
+                        return false;
+        return search_settled(&l->sys, before, after);
+}
+
+QuietTickVerdict quiet_tick_machine(const ProcTotals *before, const ProcTotals *now, uint64_t interval_us,
+                                    unsigned n_online) {
+        uint64_t d_busy, d_total, d_ctxt;
+        unsigned __int128 busy_q10;
+
+        if (!before->has_cpu || !now->has_cpu || !before->has_ctxt || !now->has_ctxt || interval_us == 0 ||
+            n_online == 0 || now->ctxt < before->ctxt || now->busy_jiffies < before->busy_jiffies ||
+            now->total_jiffies <= before->total_jiffies || now->total_jiffies - before->total_jiffies <
+                                                                   now->busy_jiffies - before->busy_jiffies)
+                return QUIET_TICK_NO_READING;
+        d_ctxt = now->ctxt - before->ctxt;
+        if ((unsigned __int128) d_ctxt * USEC_PER_SEC >= (unsigned __int128) POLL_SEARCH_ACTIVE * interval_us)
+                return QUIET_TICK_SWITCHING;
+        d_busy = now->busy_jiffies - before->busy_jiffies;
+        d_total = now->total_jiffies - before->total_jiffies;
+        /* The busy share of the machine, and in CPUs' worth (the "cpu"
+         * line sums the online CPUs' time: n_online of them). */
+        busy_q10 = (unsigned __int128) d_busy * 1024;
+        if (busy_q10 >= (unsigned __int128) d_total * QUIET_TICK_BUSY_SHARE_Q10 ||
+            busy_q10 * n_online >= (unsigned __int128) d_total * QUIET_TICK_BUSY_CPU_MAX_Q10)
+                return QUIET_TICK_BUSY;
+        return QUIET_TICK_LIGHT;
+}
+
+/* Whether the caller's side of the state is settled (quiet-tick.h). */
+static bool state_settled(const QuietTickState *st, const QuietTickMark *now) {
+        return st->has_rates && !st->knobs_written && !st->write_pending && !st->calibrating &&
+               !st->sampling_failing && !st->consolidation_pending && st->full_before.plan == st->full_after.plan &&
+               now->plan == st->full_after.plan;
+}
+
+QuietTickVerdict quiet_tick_decide(const QuietTickState *st, const PolicyStep *l, const ProcTotals *before,
+                                   const ProcTotals *now, uint64_t interval_us) {
+        QuietTickMark mark;
+
+        if (st->quiet_full_tick_usec == 0)
+                return QUIET_TICK_OFF;
+        if (st->since_full_usec >= st->quiet_full_tick_usec)
+                return QUIET_TICK_DUE;
+        mark = quiet_tick_mark(l);
+        if (!state_settled(st, &mark) || !quiet_tick_policy_settled(l, &st->full_before, &st->full_after))
+                return QUIET_TICK_UNSETTLED;
+        return quiet_tick_machine(before, now, interval_us, st->n_online);
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Light ticks: while the machine is quiet, a tick reads proc/stat alone
+ * (the machine's context switches and busy time, ProcTotals) instead of
+ * every cpuidle counter, proc/interrupts and the policy step.  On an idle
+ * machine a full tick costs about 0.3 ms of CPU (bench/daemon-overhead),
+ * most of it reading the counters; a light one a read of proc/stat.
+ *
+ * A tick may be light only when a full one would change nothing:
+ *   the machine is quiet since the last reading (light or full):
+ *     - under POLL_SEARCH_ACTIVE context switches a second: the poll
+ *       search's own line below which there is nothing to poll for (it
+ *       holds no polling and is not probed there), and what a program
+ *       that starts does at once (every request, wakeup or message it
+ *       serves is a switch);
+ *     - busy under QUIET_TICK_BUSY_SHARE_Q10 of the machine and
+ *       QUIET_TICK_BUSY_CPU_MAX_Q10 of one CPU: a program that computes
+ *       without switching (a spinning loop) shows there, not in the
+ *       switches;
+ *   and the state the last full tick left is settled (QuietTickState):
+ *     - it moved no plan and wrote no knob, and nothing moved a plan or
+ *       wrote a knob since (a pin, a profile switch, a manual write: the
+ *       sampler then wants its full read, and the plan its next step);
+ *     - no knob write is pending (enforce mode: a write that failed and
+ *       is retried at the next tick, a governor switch the hold keeps
+ *       back);
+ *     - no CPU's plan holds a wanted move back (hysteresis: it is made at
+ *       a later tick), explores (the lifted cap must drop at the next
+ *       tick, not after a stretch of light ones) or has the util rule
+ *       engaged (it releases on a measured tick only);
+ *     - the poll search is not running, or holds no polling without
+ *       wanting short ticks, or waited at its last full tick for an arm
+ *       that is not in force (observe mode writes none: nothing moves it
+ *       until the knobs do);
+ *     - no calibration runs (it reads the counters itself, and the policy
+ *       step waits for it);
+ *     - sampling works (a failing sample is retried every tick);
+ *     - consolidation has no shrink counting down (it counts ticks).
+ * And a full tick comes at least every quiet_full_tick_usec all the same
+ * (the model learns, the sampler's slow files are read, someone else's
+ * knob writes are seen), and at once, in the same wakeup, when the light
+ * reading shows activity.
+ *
+ * The full tick after a stretch of light ones samples the whole stretch:
+ * the sampler's rates, the poll search's sample and the model's evidence
+ * are deltas over real timestamps (snapshot.h) and take any interval.
+ * Two things are per tick, not per second, and so slower in wall time
+ * while ticks are light: the model's aging of rows without evidence
+ * (2^-g per tick) and the exploration draws (one per CPU per tick).
+ *
+ * Pure: no clock (the times are arguments), no logging, no paths. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy-step.h"
+#include "procstat.h"
+
+/* Busy under 10% of the machine: an idle machine here is 0.75% of two
+ * CPUs (bench/live's idle program: 0.06 CPU s per 4 s), and proc/stat
+ * counts in 10 ms (USER_HZ 100), so that one reading of a 500 ms tick of
+ * two CPUs is ±1% of the machine; 10% leaves room for both. */
+#define QUIET_TICK_BUSY_SHARE_Q10 102u
+/* ... and under half of one CPU whatever the machine's size: then no CPU
+ * can be above 50% busy, the lowest util_threshold of the shipped
+ * profiles (latency), and a program that keeps one CPU busy is seen on a
+ * machine of any size. */
+#define QUIET_TICK_BUSY_CPU_MAX_Q10 512u
+
+/* What the policy looked like, to tell whether it moved: a hash of every
+ * CPU's plan in force and the machine's decisions (quiet_tick_mark()). */
+typedef struct QuietTickMark {
+        uint64_t plan;               /* the hash */
+        uint64_t search_samples;     /* the poll search's samples measured */
+} QuietTickMark;
+
+/* What the caller knows besides the policy step. */
+typedef struct QuietTickState {
+        uint64_t quiet_full_tick_usec;    /* 0: every tick is full */
+        uint64_t since_full_usec;         /* since the last full tick */
+        QuietTickMark full_before;        /* the policy before the last full tick's step */
+        QuietTickMark full_after;         /* ... and after it */
+        bool knobs_written;               /* a knob was written since the last full tick
+                                           * began (by the plan or anyone else) */
+        bool write_pending;               /* enforce: a knob the plan wants is not written yet */
+        bool calibrating;
+        bool sampling_failing;
+        bool has_rates;                   /* the policy has had a step with rates */
+        bool consolidation_pending;       /* consolidation counts ticks towards a shrink */
+        unsigned n_online;                /* online CPUs: what proc/stat's "cpu" line sums */
+} QuietTickState;
+
+typedef enum QuietTickVerdict {
+        QUIET_TICK_LIGHT = 0,        /* quiet and settled: a light tick */
+        QUIET_TICK_OFF,              /* quiet_full_tick_usec 0 */
+        QUIET_TICK_DUE,              /* quiet_full_tick_usec since the last full tick */
+        QUIET_TICK_UNSETTLED,        /* the state asks for full ticks */
+        QUIET_TICK_NO_READING,       /* no two readings of proc/stat to compare */
+        QUIET_TICK_SWITCHING,        /* context switches at or above POLL_SEARCH_ACTIVE a second */
+        QUIET_TICK_BUSY,             /* busy at or above the bound */
+        _QUIET_TICK_VERDICT_MAX,
+} QuietTickVerdict;
+
+/* "light", "off", "due", "unsettled", "no reading", "switching", "busy". */
+const char *quiet_tick_verdict_to_string(QuietTickVerdict v);
+
+/* The mark of l now. */
+QuietTickMark quiet_tick_mark(const PolicyStep *l);
+
+/* Whether the policy step l is settled (the CPUs' plans and the poll
+ * search, as above); before and after are the marks around the last
+ * full tick's step. */
+bool quiet_tick_policy_settled(const PolicyStep *l, const QuietTickMark *before, const QuietTickMark *after);
+
+/* Whether the machine was quiet from before to now, interval_us apart,
+ * with n_online CPUs: QUIET_TICK_LIGHT, or NO_READING, SWITCHING or
+ * BUSY. */
+QuietTickVerdict quiet_tick_machine(const ProcTotals *before, const ProcTotals *now, uint64_t interval_us,
+                                    unsigned n_online);
+
+/* The tick to take now: QUIET_TICK_LIGHT, or why it is full.  before is
+ * the previous reading of proc/stat (light or full), now this tick's,
+ * interval_us between them. */
+QuietTickVerdict quiet_tick_decide(const QuietTickState *st, const PolicyStep *l, const ProcTotals *before,
+                                   const ProcTotals *now, uint64_t interval_us);

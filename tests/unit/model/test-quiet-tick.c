@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Light ticks (quiet-tick.h): when the machine counts as quiet (the
+ * context switch rate and the busy bounds, exactly at their edges, over
+ * short and long intervals), what makes a tick full though it is quiet
+ * (each condition of the state, each of the policy step), and what the
+ * mark of the policy sees and ignores. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "test-model-helpers.h"
+#include "quiet-tick.h"
+
+#define N_CPUS 2u
+#define HALF_S 500000u
+#define HZ 100u                         /* USER_HZ: jiffies a second per CPU */
+
+/* proc/stat readings: busy and total jiffies, context switches. */
+static ProcTotals totals(uint64_t busy, uint64_t total, uint64_t ctxt) {
+        return (ProcTotals) { .has_cpu = true, .busy_jiffies = busy, .total_jiffies = total, .has_ctxt = true, .ctxt = ctxt };
+}
+
+/* Two readings interval_us apart on n CPUs: d_ctxt switches and
+ * d_busy of the jiffies the interval has (n × HZ a second). */
+static QuietTickVerdict machine(uint64_t interval_us, unsigned n, uint64_t d_busy, uint64_t d_ctxt) {
+        ProcTotals a = totals(5000, 100000, 123456);
+        uint64_t d_total = interval_us * n * HZ / 1000000;
+        ProcTotals b = totals(a.busy_jiffies + d_busy, a.total_jiffies + d_total, a.ctxt + d_ctxt);
+
+        return quiet_tick_machine(&a, &b, interval_us, n);
+}
+
+START_TEST(test_switches) {
+        /* POLL_SEARCH_ACTIVE (2000/s) is the line: under it quiet. */
+        ck_assert_int_eq(machine(HALF_S, N_CPUS, 0, 0), QUIET_TICK_LIGHT);
+        ck_assert_int_eq(machine(HALF_S, N_CPUS, 0, 999), QUIET_TICK_LIGHT);
+        ck_assert_int_eq(machine(HALF_S, N_CPUS, 0, 1000), QUIET_TICK_SWITCHING);
+        /* A rate, whatever the interval: 4 s of light ticks, 100 ms ticks. */
+        ck_assert_int_eq(machine(4000000, N_CPUS, 0, 7999), QUIET_TICK_LIGHT);
+        ck_assert_int_eq(machine(4000000, N_CPUS, 0, 8000), QUIET_TICK_SWITCHING);
+        ck_assert_int_eq(machine(100000, N_CPUS, 0, 199), QUIET_TICK_LIGHT);
+        ck_assert_int_eq(machine(100000, N_CPUS, 0, 200), QUIET_TICK_SWITCHING);
+}
+END_TEST
+
+START_TEST(test_busy) {
+        /* Two CPUs, 500 ms: 100 jiffies; 10% of the machine is the line. */
+        ck_assert_int_eq(machine(HALF_S, N_CPUS, 9, 10), QUIET_TICK_LIGHT);
+        ck_assert_int_eq(machine(HALF_S, N_CPUS, 10, 10), QUIET_TICK_BUSY);
+        /* 64 CPUs, 1 s: 6400 jiffies.  Half a CPU (50 jiffies, 0.8% of
+         * the machine) is the line there, not 10% of it (640). */
+        ck_assert_int_eq(machine(1000000, 64, 49, 10), QUIET_TICK_LIGHT);
+        ck_assert_int_eq(machine(1000000, 64, 50, 10), QUIET_TICK_BUSY);
+        /* One CPU spinning on 64 (no switches at all) is seen. */
+        ck_assert_int_eq(machine(1000000, 64, 100, 0), QUIET_TICK_BUSY);
+        /* Five CPUs: 10% of the machine (half a CPU) is both lines. */
+        ck_assert_int_eq(machine(1000000, 5, 49, 10), QUIET_TICK_LIGHT);
+        ck_assert_int_eq(machine(1000000, 5, 50, 10), QUIET_TICK_BUSY);
+}
+END_TEST
+
+START_TEST(test_no_reading) {
+        ProcTotals a = totals(10, 1000, 500), b = totals(11, 1100, 510), bad;
+
+        ck_assert_int_eq(quiet_tick_machine(&a, &b, HALF_S, N_CPUS), QUIET_TICK_LIGHT);
+        bad = b;
+        bad.has_ctxt = false;
+        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
+        ck_assert_int_eq(quiet_tick_machine(&bad, &b, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
+        bad = b;
+        bad.has_cpu = false;
+        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
+        /* Counters that went back (another tree, a wrap), no time, no CPU. */
+        ck_assert_int_eq(quiet_tick_machine(&b, &a, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
+        bad = totals(10, 1100, 499);
+        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
+        bad = totals(10, 1000, 510);
+        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
+        bad = totals(200, 1100, 510);           /* more busy than total */
+        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
+        ck_assert_int_eq(quiet_tick_machine(&a, &b, 0, N_CPUS), QUIET_TICK_NO_READING);
+        ck_assert_int_eq(quiet_tick_machine(&a, &b, HALF_S, 0), QUIET_TICK_NO_READING);
+}
+END_TEST
+
+/* A settled policy step of two CPUs: plans by the model, the poll search
+ * holding no polling on a quiet machine. */
+static PolicyStep *settled_step(void) {
+        PolicyStep *l = NULL;
+
+        ck_assert_int_eq(policy_step_new(N_CPUS, 1, &l), 0);
+        for (unsigned cpu = 0; cpu < N_CPUS; cpu++) {
+                PolicyCpu *c = &l->cpus[cpu];
+
+                c->active = c->settled = true;
+                c->n_states = 2;
+                c->cap = 1;
+                c->allowed[0] = c->allowed[1] = true;
+                c->cap_reason = c->plan.cap_reason = PLAN_REASON_MODEL;
+                c->floor_reason = c->plan.floor_reason = PLAN_REASON_NONE;
+                c->plan.cap = c->plan.model_cap = 1;
+        }
+        l->sys.kvm = l->sys.searching = true;
+        l->sys.search.phase = POLL_SEARCH_HOLD;
+        l->sys.search.samples = 40;
+        return l;
+}
+
+/* A state after a full tick of l that moved nothing. */
+static QuietTickState settled_state(const PolicyStep *l) {
+        QuietTickMark m = quiet_tick_mark(l);
+
+        return (QuietTickState) {
+                .quiet_full_tick_usec = 4000000,
+                .since_full_usec = HALF_S,
+                .full_before = m,
+                .full_after = m,
+                .has_rates = true,
+                .n_online = N_CPUS,
+        };
+}
+
+static QuietTickVerdict decide(const QuietTickState *st, const PolicyStep *l) {
+        ProcTotals a = totals(100, 10000, 1000), b = totals(101, 10100, 1100);
+
+        return quiet_tick_decide(st, l, &a, &b, HALF_S);
+}
+
+START_TEST(test_state) {
+        PolicyStep *l = settled_step();
+        QuietTickState st = settled_state(l), t;
+        ProcTotals a = totals(100, 10000, 1000), busy = totals(150, 10100, 1100);
+
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_LIGHT);
+        /* The machine is asked too, after the state: */
+        ck_assert_int_eq(quiet_tick_decide(&st, l, &a, &busy, HALF_S), QUIET_TICK_BUSY);
+        t = st, t.quiet_full_tick_usec = 0;
+        ck_assert_int_eq(decide(&t, l), QUIET_TICK_OFF);
+        t = st, t.since_full_usec = 4000000;
+        ck_assert_int_eq(decide(&t, l), QUIET_TICK_DUE);
+        t = st, t.since_full_usec = 3999999;
+        ck_assert_int_eq(decide(&t, l), QUIET_TICK_LIGHT);
+        t = st, t.knobs_written = true;
+        ck_assert_int_eq(decide(&t, l), QUIET_TICK_UNSETTLED);
+        t = st, t.write_pending = true;
+        ck_assert_int_eq(decide(&t, l), QUIET_TICK_UNSETTLED);
+        t = st, t.calibrating = true;
+        ck_assert_int_eq(decide(&t, l), QUIET_TICK_UNSETTLED);
+        t = st, t.sampling_failing = true;
+        ck_assert_int_eq(decide(&t, l), QUIET_TICK_UNSETTLED);
+        t = st, t.has_rates = false;
+        ck_assert_int_eq(decide(&t, l), QUIET_TICK_UNSETTLED);
+        t = st, t.consolidation_pending = true;
+        ck_assert_int_eq(decide(&t, l), QUIET_TICK_UNSETTLED);
+        /* The last full tick moved the plan. */
+        t = st, t.full_before.plan ^= 1;
+        ck_assert_int_eq(decide(&t, l), QUIET_TICK_UNSETTLED);
+        /* The plan moved since (a replan between ticks). */
+        l->cpus[1].cap = 0;
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
+        policy_step_free(l);
+}
+END_TEST
+
+START_TEST(test_cpus) {
+        PolicyStep *l = settled_step();
+        QuietTickState st = settled_state(l);
+
+        l->cpus[0].plan.exploring = true;
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
+        l->cpus[0].plan.exploring = false;
+        l->cpus[1].plan.util_active = true;
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
+        l->cpus[1].plan.util_active = false;
+        l->cpus[1].plan.cap_reason = PLAN_REASON_HOLD;
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
+        l->cpus[1].plan.cap_reason = PLAN_REASON_MODEL;
+        l->cpus[0].plan.floor_reason = PLAN_REASON_HOLD;
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
+        l->cpus[0].plan.floor_reason = PLAN_REASON_MODEL;
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_LIGHT);
+        /* A CPU without a model (offline) does not count. */
+        l->cpus[1].active = false;
+        l->cpus[1].plan.exploring = true;
+        st = settled_state(l);
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_LIGHT);
+        policy_step_free(l);
+}
+END_TEST
+
+START_TEST(test_search) {
+        PolicyStep *l = settled_step();
+        QuietTickState st;
+
+        /* Holding no polling: settled; not searching: settled. */
+        ck_assert(quiet_tick_policy_settled(l, &(QuietTickMark) { 0, 39 }, &(QuietTickMark) { 0, 40 }));
+        l->sys.searching = false;
+        ck_assert(quiet_tick_policy_settled(l, &(QuietTickMark) { 0, 39 }, &(QuietTickMark) { 0, 40 }));
+        /* Holding a window (short ticks, a program that stops leaves it
+         * burning), climbing, probing: each tick is a step. */
+        l->sys.searching = true;
+        l->sys.search.best = l->sys.search.arm = 2;
+        l->sys.search.fast = true;
+        ck_assert(!quiet_tick_policy_settled(l, &(QuietTickMark) { 0, 39 }, &(QuietTickMark) { 0, 40 }));
+        l->sys.search.best = l->sys.search.arm = 0;
+        l->sys.search.phase = POLL_SEARCH_CLIMB;
+        ck_assert(!quiet_tick_policy_settled(l, &(QuietTickMark) { 0, 39 }, &(QuietTickMark) { 0, 40 }));
+        l->sys.search.phase = POLL_SEARCH_PROBE;
+        ck_assert(!quiet_tick_policy_settled(l, &(QuietTickMark) { 0, 39 }, &(QuietTickMark) { 0, 40 }));
+        /* ... unless it waited: no sample measured, nothing moved (observe
+         * mode: its arm never comes into force). */
+        ck_assert(quiet_tick_policy_settled(l, &(QuietTickMark) { 0, 40 }, &(QuietTickMark) { 0, 40 }));
+        ck_assert(!quiet_tick_policy_settled(l, &(QuietTickMark) { 1, 40 }, &(QuietTickMark) { 0, 40 }));
+        l->sys.search.phase = POLL_SEARCH_CLIMB;
+        st = settled_state(l);
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_LIGHT);
+        st.full_before.search_samples--;
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
+        policy_step_free(l);
+}
+END_TEST
+
+START_TEST(test_mark) {
+        PolicyStep *l = settled_step();
+        QuietTickMark m = quiet_tick_mark(l), n;
+
+        /* Counters of a search that holds move at every tick: not a move. */
+        l->sys.search.samples++;
+        l->sys.search.held++;
+        l->sys.search.last.progress = 77;
+        n = quiet_tick_mark(l);
+        ck_assert_uint_eq(n.plan, m.plan);
+        ck_assert_uint_eq(n.search_samples, m.search_samples + 1);
+        /* Each of these is. */
+        l->cpus[0].floor = 1;
+        ck_assert_uint_ne(quiet_tick_mark(l).plan, m.plan);
+        l->cpus[0].floor = 0;
+        l->cpus[1].allowed[1] = false;
+        ck_assert_uint_ne(quiet_tick_mark(l).plan, m.plan);
+        l->cpus[1].allowed[1] = true;
+        l->cpus[1].cap_reason = PLAN_REASON_EXPLORATION;
+        ck_assert_uint_ne(quiet_tick_mark(l).plan, m.plan);
+        l->cpus[1].cap_reason = PLAN_REASON_MODEL;
+        l->sys.poll = (PollPlan) { .mode = POLL_MODE_WINDOW, .window_ns = 50000 };
+        ck_assert_uint_ne(quiet_tick_mark(l).plan, m.plan);
+        l->sys.poll = (PollPlan) {};
+        snprintf(l->sys.governor, sizeof(l->sys.governor), "menu");
+        ck_assert_uint_ne(quiet_tick_mark(l).plan, m.plan);
+        l->sys.governor[0] = '\0';
+        l->sys.search.arm = 1;
+        ck_assert_uint_ne(quiet_tick_mark(l).plan, m.plan);
+        l->sys.search.arm = 0;
+        l->sys.search_silent = 1;
+        ck_assert_uint_ne(quiet_tick_mark(l).plan, m.plan);
+        l->sys.search_silent = 0;
+        ck_assert_uint_eq(quiet_tick_mark(l).plan, m.plan);
+        policy_step_free(l);
+}
+END_TEST
+
+START_TEST(test_names) {
+        ck_assert_str_eq(quiet_tick_verdict_to_string(QUIET_TICK_LIGHT), "light");
+        ck_assert_str_eq(quiet_tick_verdict_to_string(QUIET_TICK_SWITCHING), "switching");
+        ck_assert_str_eq(quiet_tick_verdict_to_string(QUIET_TICK_BUSY), "busy");
+        ck_assert_str_eq(quiet_tick_verdict_to_string(_QUIET_TICK_VERDICT_MAX), "?");
+}
+END_TEST
+
+static Suite *quiet_suite(void) {
+        Suite *s = suite_create("quiet-tick");
+        TCase *tc = tcase_create("core");
+
+        tcase_add_test(tc, test_switches);
+        tcase_add_test(tc, test_busy);
+        tcase_add_test(tc, test_no_reading);
+        tcase_add_test(tc, test_state);
+        tcase_add_test(tc, test_cpus);
+        tcase_add_test(tc, test_search);
+        tcase_add_test(tc, test_mark);
+        tcase_add_test(tc, test_names);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return model_test_run(quiet_suite());
+}
