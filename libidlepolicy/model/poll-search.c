@@ -138,11 +138,11 @@ static bool idle(int64_t lp) {
 }
 
 /* The climb's rule: whether the walk upwards goes on past arm a (just
- * measured at utility u, the best so far at best_u): a is no worse than
- * best_u by the margin, or its longer window bought progress (by more
- * than the margin over the arm below: polling caught wakeups it did not
- * catch before, and a longer window may catch more), or a lost to the
- * best by less than POLL_SEARCH_LOOKAHEAD_Q10.  The windows' frontier is
+ * measured at utility u, the best so far at best_u): a lost to the best
+ * by less than POLL_SEARCH_LOOKAHEAD_Q10 (or is the best).  Not whether
+ * it bought progress over the arm below: the wakeup program's 100 µs
+ * window makes 5% more than 50 µs for 50% more CPU, and the walk on to
+ * 200 µs burnt two CPUs for a measurement.  The windows' frontier is
  * not concave: a window shorter than a program's idle periods costs CPU
  * and catches nothing, one longer catches them all (pgbench-ro, one
  * client: 9434 tps at 25 µs, 27704 at 50 µs, bench/results/
@@ -154,11 +154,8 @@ static bool idle(int64_t lp) {
  * of longer windows where polling pays nothing; a loss beyond it
  * (nanosleep's 25 µs window: 5% more progress for 55% more CPU; ebizzy's:
  * 60% more CPU for nothing) ends the climb. */
-static bool walk_on(const PollSearch *ps, unsigned a, int64_t u, int64_t best_u) {
-        bool gained = a > 0 && ps->log_p[a] - ps->log_p[a - 1] > POLL_SEARCH_MARGIN_Q10;
-        bool look_ahead = a > 0 && u >= best_u - POLL_SEARCH_LOOKAHEAD_Q10;
-
-        return a + 1 < POLL_SEARCH_ARMS && (gained || look_ahead || u >= best_u - POLL_SEARCH_MARGIN_Q10);
+static bool walk_on(unsigned a, int64_t u, int64_t best_u) {
+        return a + 1 < POLL_SEARCH_ARMS && u >= best_u - POLL_SEARCH_LOOKAHEAD_Q10;
 }
 
 /* The end of a climb: holds the best arm it measured (a move, for hold(),
@@ -177,7 +174,7 @@ static void climb_step(PollSearch *ps, int64_t u) {
 
         if (a == 0 || u > ps->utility[ps->best])
                 ps->best = a;
-        if (!(a == 0 && idle(ps->log_p[0])) && walk_on(ps, a, u, ps->utility[ps->best]))
+        if (!(a == 0 && idle(ps->log_p[0])) && walk_on(a, u, ps->utility[ps->best]))
                 ps->arm = a + 1;
         else
                 climb_end(ps);
@@ -243,7 +240,7 @@ static void probe_step(PollSearch *ps, int64_t u) {
                 break;
         case 1:                        /* a probed arm */
                 ps->probe_visited |= 1u << a;
-                if (ps->probe_up && walk_on(ps, a, u, ps->probe_ref))
+                if (ps->probe_up && walk_on(a, u, ps->probe_ref))
                         ps->arm = a + 1;
                 else if (!ps->probe_up && a > 0)
                         ps->arm = 0;            /* downwards: the arm below, then no polling */
@@ -271,19 +268,38 @@ static void hold_step(PollSearch *ps) {
         ps->probes++;
 }
 
+/* The utility under which the first tick of an arm walked to (climbing,
+ * or probing) is its whole measurement: a loss to the reference (the best
+ * so far, or the held arm's measurement before the probe) beyond
+ * POLL_SEARCH_HOPELESS_Q10.  A second tick would cost as much again for
+ * nothing: the 200 µs window on a program between requests burns two
+ * CPUs (wakeup: 2.2 CPUs against 0.7 without polling, bench/results/
+ * live-frontier.md), and one tick of it loses by a factor 3 where the
+ * tick-to-tick noise is ±25%.  INT64_MIN where there is no reference. */
+static int64_t hopeless_below(const PollSearch *ps) {
+        if (ps->phase == POLL_SEARCH_CLIMB && ps->arm > 0)
+                return ps->utility[ps->best] - POLL_SEARCH_HOPELESS_Q10;
+        if (ps->phase == POLL_SEARCH_PROBE && ps->probe_step == 1)
+                return ps->probe_ref - POLL_SEARCH_HOPELESS_Q10;
+        return INT64_MIN;
+}
+
 /* Adds a tick to the measurement under way.  Returns true when it is
- * complete (utility, log_p and log_c of the arm set). */
+ * complete (utility, log_p and log_c of the arm set): POLL_SEARCH_TICKS
+ * ticks, or one hopeless one (hopeless_below()). */
 static bool measure(PollSearch *ps, int64_t lp, int64_t lc, unsigned weight) {
+        int64_t u = utility_of(lp, lc, weight), n;
         unsigned a = ps->arm;
 
         ps->acc_p += lp;
         ps->acc_c += lc;
-        ps->acc_u += utility_of(lp, lc, weight);
-        if (++ps->ticks < POLL_SEARCH_TICKS)
+        ps->acc_u += u;
+        n = ++ps->ticks;
+        if (n < POLL_SEARCH_TICKS && !(n == 1 && u < hopeless_below(ps)))
                 return false;
-        ps->utility[a] = ps->acc_u / POLL_SEARCH_TICKS;
-        ps->log_p[a] = ps->acc_p / POLL_SEARCH_TICKS;
-        ps->log_c[a] = ps->acc_c / POLL_SEARCH_TICKS;
+        ps->utility[a] = ps->acc_u / n;
+        ps->log_p[a] = ps->acc_p / n;
+        ps->log_c[a] = ps->acc_c / n;
         ps->measured[a] = true;
         measure_reset(ps);
         return true;

@@ -26,12 +26,13 @@
  *
  * How it moves (each measurement is POLL_SEARCH_TICKS ticks under one arm;
  * fast = the caller should make the next tick short, poll_search_tick_usec):
- *   climb   from arm 0 upwards while each arm is no worse than the best so
- *           far by more than the margin (1/16), or made more progress than
- *           the arm below by more than the margin, or lost to the best by
- *           less than the look-ahead (a 25 µs window can be no better than
- *           none on a program whose 50 µs window triples its progress:
- *           pgbench, one client); then it holds the best arm seen.  A climb starts at the first sample and whenever the
+ *   climb   from arm 0 upwards while each arm loses to the best so far by
+ *           less than the look-ahead (4 margins: a 25 µs window can be no
+ *           better than none on a program whose 50 µs window triples its
+ *           progress, pgbench with one client); then it holds the best arm
+ *           seen.  An arm whose first tick loses by more than twice the
+ *           look-ahead is measured by that tick alone (a 200 µs window
+ *           burns two CPUs).  A climb starts at the first sample and whenever the
  *           held arm's progress leaves its running mean by more
  *           than a factor 2 for 150 ms in a row (a program started or
  *           stopped; one 100 ms tick out is a program's own jitter).  A
@@ -77,6 +78,8 @@
 #define POLL_SEARCH_MARGIN_Q10 90      /* log2(1 + 1/16) in Q10 (89.6) */
 #define POLL_SEARCH_LOOKAHEAD_Q10 360 /* 4 margins (a factor 1.27): the loss to the best an arm
                                         * may show and the climb still try the next */
+#define POLL_SEARCH_HOPELESS_Q10 720  /* 2 look-aheads (a factor 1.63): a first tick of an arm
+                                        * walked to that loses by more is its measurement */
 #define POLL_SEARCH_CHANGE_Q10 1024    /* log2 2 in Q10 */
 #define POLL_SEARCH_CHANGE_US 150000u  /* time in a row beyond it that makes a change:
                                         * two 100 ms ticks, one of 500 ms */

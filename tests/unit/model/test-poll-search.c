@@ -6,6 +6,7 @@
  * detection, the samples it refuses, the log2 it prices with. */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test-model-helpers.h"
 #include "poll-search.h"
@@ -209,6 +210,45 @@ START_TEST(test_climb_looks_one_arm_ahead) {
         run(&ps, &two, 12, 0.0, &rng, 0, NULL);
         ck_assert_uint_eq(ps.best, 0);
         ck_assert(ps.measured[2] && !ps.measured[3]);
+}
+END_TEST
+
+/* A window whose first tick loses by more than twice the look-ahead is
+ * measured by that tick alone: here 50 µs burns nearly two CPUs for the
+ * progress no polling makes (the wakeup program under 200 µs), one tick
+ * under it in the climb, and one in each probe upwards, not two. */
+START_TEST(test_hopeless_arm_one_tick) {
+        Machine m = LONG_SLEEPS;
+        PollSearch ps;
+        uint64_t rng = 29;
+        unsigned under[POLL_SEARCH_ARMS] = {};
+
+        m.cpu[1] = 200000;              /* loses 0.3 to no polling: within the look-ahead */
+        m.cpu[2] = 1900000;             /* loses 3 */
+        poll_search_reset(&ps);
+        for (unsigned t = 0; t < 12; t++) {
+                PollSearchSample s = tick(&m, ps.arm, 0.0, &rng);
+
+                under[ps.arm]++;
+                (void) poll_search_step(&ps, &s, WEIGHT);
+        }
+        ck_assert_uint_eq(ps.climbs, 1);
+        ck_assert_uint_eq(ps.best, 0);
+        ck_assert_uint_eq(under[1], POLL_SEARCH_TICKS);
+        ck_assert_uint_eq(under[2], 1);
+        ck_assert(!ps.measured[3]);
+        ck_assert(ps.utility[2] < ps.utility[0] - POLL_SEARCH_HOPELESS_Q10);
+
+        memset(under, 0, sizeof(under));
+        for (unsigned t = 0; t < 600; t++) {
+                PollSearchSample s = tick(&m, ps.arm, 0.0, &rng);
+
+                under[ps.arm]++;
+                (void) poll_search_step(&ps, &s, WEIGHT);
+        }
+        ck_assert_uint_ge(ps.probes, 2);
+        ck_assert_uint_le(under[2], ps.probes);         /* upwards every other probe, one tick each */
+        ck_assert_uint_eq(ps.best, 0);
 }
 END_TEST
 
@@ -456,6 +496,7 @@ static Suite *search_suite(void) {
         tcase_add_test(tc, test_change_takes_150ms);
         tcase_add_test(tc, test_climb_looks_one_arm_ahead);
         tcase_add_test(tc, test_cpu_swing_is_no_change);
+        tcase_add_test(tc, test_hopeless_arm_one_tick);
         suite_add_tcase(s, tc);
         return s;
 }
