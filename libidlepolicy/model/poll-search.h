@@ -43,9 +43,9 @@
  *           started under look best).
  *   hold    the best arm; now and then a probe: a measurement of the held
  *           arm, then downwards the arm below and no polling (the cheapest
- *           arm, whatever lies between), or upwards from the one above as long as each
- *           bought progress or stays within the margin (the climb's rule), then
- *           of the held arm again.  A probe that finds nothing better, not
+ *           arm, whatever lies between), or upwards from the one above as
+ *           long as each loses to the held arm by less than the look-ahead
+ *           (the climb's rule), then of the held arm again.  A probe that finds nothing better, not
  *           even a hint, doubles the wait for the next (12 ticks at
  *           first, at most 96).  A program's progress moves by ±25%
  *           from one 100 ms tick to the next (pgbench, one client: whether
