@@ -108,6 +108,7 @@ def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_medi
         rounds.append(None if prof is None or not pts else distance_pct(pts, prof[0], prof[1], g))
     lo, hi = spread(rounds)
     r = reach(stock_medians, profile_median[0]) if profile_median else None
+    shortfall = None if r is None or profile_median is None else r - profile_median[1]
     if profile_median is None:
         verdict = None
     elif r is None:
@@ -115,10 +116,9 @@ def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_medi
     elif no_gain_pct is not None or d is None:
         verdict = None
     elif d < 0 and hi is not None and hi < 0:
-        verdict = 'dominated' if r - profile_median[1] > noise else 'below, within the noise'
+        verdict = 'dominated' if shortfall > noise else 'below, within the noise'
     else:
         verdict = 'undominated'
-    shortfall = None if r is None or profile_median is None else r - profile_median[1]
     return {'distance_pct': d, 'rounds_pct': rounds, 'min_pct': lo, 'max_pct': hi, 'reach': r, 'shortfall': shortfall,
             'verdict': verdict}
 

@@ -74,7 +74,7 @@ void poll_search_reset(PollSearch *ps) {
 /* Drops the measurement under way. */
 static void measure_reset(PollSearch *ps) {
         ps->ticks = 0;
-        ps->acc_u = ps->acc_p = ps->acc_c = 0;
+        ps->acc_u = ps->acc_p = 0;
 }
 
 /* Doubles the wait before the next probe, up to POLL_SEARCH_PROBE_TICKS_MAX. */
@@ -285,21 +285,19 @@ static int64_t hopeless_below(const PollSearch *ps) {
 }
 
 /* Adds a tick to the measurement under way.  Returns true when it is
- * complete (utility, log_p and log_c of the arm set): POLL_SEARCH_TICKS
+ * complete (utility and log_p of the arm set): POLL_SEARCH_TICKS
  * ticks, or one hopeless one (hopeless_below()). */
 static bool measure(PollSearch *ps, int64_t lp, int64_t lc, unsigned weight) {
         int64_t u = utility_of(lp, lc, weight), n;
         unsigned a = ps->arm;
 
         ps->acc_p += lp;
-        ps->acc_c += lc;
         ps->acc_u += u;
         n = ++ps->ticks;
         if (n < POLL_SEARCH_TICKS && !(n == 1 && u < hopeless_below(ps)))
                 return false;
         ps->utility[a] = ps->acc_u / n;
         ps->log_p[a] = ps->acc_p / n;
-        ps->log_c[a] = ps->acc_c / n;
         ps->measured[a] = true;
         measure_reset(ps);
         return true;
@@ -339,8 +337,8 @@ bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight
         ps->last = *s;
         lp = log_progress(s);
         lc = log_burned(s);
-        /* A tick of the held arm (holding, or around a probe) that left
-         * its means: the program changed, climb again. */
+        /* A tick of the held arm (holding, or around a probe) whose
+         * progress left its mean: the program changed, climb again. */
         if ((ps->phase == POLL_SEARCH_HOLD || (ps->phase == POLL_SEARCH_PROBE && ps->probe_step != 1)) && moved(ps, lp, s->interval_us)) {
                 measure_reset(ps);
                 climb_start(ps);

@@ -126,10 +126,10 @@ typedef struct PollSearch {
         unsigned best;                 /* the arm held (climb: the best so far) */
         bool fast;                     /* the next tick should be short */
         int64_t utility[POLL_SEARCH_ARMS]; /* Q10, the last measurement, valid where measured[] */
-        int64_t log_p[POLL_SEARCH_ARMS], log_c[POLL_SEARCH_ARMS]; /* its log2 rates, Q10 */
+        int64_t log_p[POLL_SEARCH_ARMS]; /* its log2 progress, Q10 (idle(), the hold's mean) */
         bool measured[POLL_SEARCH_ARMS];
         unsigned ticks;                /* ticks into the measurement under way */
-        int64_t acc_u, acc_p, acc_c;   /* their sums */
+        int64_t acc_u, acc_p;          /* their sums */
         int64_t mean_log_p;            /* Q10 running mean of the held arm's log2 progress */
         bool has_mean;
         uint64_t out_of_band_us;       /* time in a row beyond the change threshold */

@@ -79,15 +79,15 @@ static bool cpu_settled(const PolicyCpu *c) {
 }
 
 /* The poll search takes a quiet sample without moving when it does not
- * run; when it holds no polling and wants no short ticks (a quiet machine
- * is not probed, poll-search.h); and when it waited at the last full tick
+ * run; when it holds no polling (a quiet machine is not probed,
+ * poll-search.h); and when it waited at the last full tick
  * for an arm not in force (no sample measured, nothing moved: observe
  * mode, where its arms are never written).  Climbing, probing or holding
  * a window, each tick is a step. */
 static bool search_settled(const PolicySystem *s, const QuietTickMark *before, const QuietTickMark *after) {
         if (!s->searching)
                 return true;
-        if (s->search.phase == POLL_SEARCH_HOLD && s->search.best == 0 && !s->search.fast)
+        if (s->search.phase == POLL_SEARCH_HOLD && s->search.best == 0)
                 return true;
         return before->search_samples == after->search_samples && before->plan == after->plan;
 }

@@ -29,8 +29,8 @@
  *       a later tick), explores (the lifted cap must drop at the next
  *       tick, not after a stretch of light ones) or has the util rule
  *       engaged (it releases on a measured tick only);
- *     - the poll search is not running, or holds no polling without
- *       wanting short ticks, or waited at its last full tick for an arm
+ *     - the poll search is not running, or holds no polling, or waited
+ *       at its last full tick for an arm
  *       that is not in force (observe mode writes none: nothing moves it
  *       until the knobs do);
  *     - no calibration runs (it reads the counters itself, and the policy

@@ -19,10 +19,6 @@
 typedef struct Machine {
         double progress[POLL_SEARCH_ARMS];
         double cpu[POLL_SEARCH_ARMS];
-        /* The idle periods (per second, summed over the CPUs; all 0: the
-         * counters say nothing): */
-        double polls[POLL_SEARCH_ARMS], poll_us[POLL_SEARCH_ARMS];   /* entries, mean µs each */
-        double halts[POLL_SEARCH_ARMS], halt_us[POLL_SEARCH_ARMS];
 } Machine;
 
 /* pgbench, one client (tps × 4 as switches; CPU s of a 4 s run / 4):
@@ -48,8 +44,6 @@ static const Machine CYCLICTEST = {
 static const Machine CLIFF = {
         { 32000, 32000, 110000, 130000, 110000 },
         { 900000, 1000000, 1900000, 1990000, 1990000 },
-        { 0, 300, 110000, 130000, 110000 }, { 0, 18, 12, 12, 12 },
-        { 2400, 11000, 2000, 250, 100 }, { 310, 86, 65, 120, 120 },
 };
 /* Threads sleeping 100 µs between short bursts (ebizzy): a window pays
  * only past 100 µs, and not its CPU.  The windows above 25 µs need not
@@ -57,8 +51,6 @@ static const Machine CLIFF = {
 static const Machine LONG_SLEEPS = {
         { 20000, 20000, 20300, 20600, 21500 },
         { 160000, 250000, 320000, 900000, 1900000 },
-        { 0, 10, 2000, 16000, 16000 }, { 0, 30, 40, 40, 100 },
-        { 11000, 10700, 10000, 9000, 2000 }, { 160, 162, 150, 40, 20 },
 };
 /* An idle machine. */
 static const Machine IDLE = {
@@ -77,17 +69,11 @@ static uint32_t next_random(uint64_t *state) {
 static PollSearchSample tick(const Machine *m, unsigned arm, double noise, uint64_t *rng) {
         double f = 1.0 + noise * (2.0 * (double) next_random(rng) / 4294967296.0 - 1.0);
 
-        double polls = m->polls[arm] * TICK_US / 1e6, halts = m->halts[arm] * TICK_US / 1e6;
-
         return (PollSearchSample) {
                 .arm = (int) arm,
                 .progress = (uint64_t) (m->progress[arm] * f * TICK_US / 1e6),
                 .burned_us = (uint64_t) (m->cpu[arm] * TICK_US / 1e6),
                 .interval_us = TICK_US,
-                .polls = (uint64_t) polls,
-                .polled_us = (uint64_t) (polls * m->poll_us[arm]),
-                .halts = (uint64_t) halts,
-                .halted_us = (uint64_t) (halts * m->halt_us[arm]),
         };
 }
 

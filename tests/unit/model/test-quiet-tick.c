@@ -196,11 +196,10 @@ START_TEST(test_search) {
         ck_assert(quiet_tick_policy_settled(l, &(QuietTickMark) { 0, 39 }, &(QuietTickMark) { 0, 40 }));
         l->sys.searching = false;
         ck_assert(quiet_tick_policy_settled(l, &(QuietTickMark) { 0, 39 }, &(QuietTickMark) { 0, 40 }));
-        /* Holding a window (short ticks, a program that stops leaves it
-         * burning), climbing, probing: each tick is a step. */
+        /* Holding a window (each tick learns its mean, or finds the
+         * program gone), climbing, probing: each tick is a step. */
         l->sys.searching = true;
         l->sys.search.best = l->sys.search.arm = 2;
-        l->sys.search.fast = true;
         ck_assert(!quiet_tick_policy_settled(l, &(QuietTickMark) { 0, 39 }, &(QuietTickMark) { 0, 40 }));
         l->sys.search.best = l->sys.search.arm = 0;
         l->sys.search.phase = POLL_SEARCH_CLIMB;
