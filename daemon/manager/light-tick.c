@@ -97,17 +97,16 @@ void manager_light_full_begin(Manager *m, uint64_t now_usec) {
                 t->full_before = quiet_tick_mark(m->policy.loop);
 }
 
-void manager_light_full_end(Manager *m) {
+void manager_light_full_end(Manager *m, uint64_t now_usec) {
         LightTick *t = &m->light;
-        uint64_t now = 0;
 
         if (m->policy.loop)
                 t->full_after = quiet_tick_mark(m->policy.loop);
         /* The sample's reading of proc/stat is the next light tick's
          * reference (none if it failed: that tick is full). */
-        if (m->sampling->proc && sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0) {
+        if (m->sampling->proc) {
                 t->last = procreader_totals(m->sampling->proc);
-                t->last_usec = now;
+                t->last_usec = now_usec;
         }
 }
 

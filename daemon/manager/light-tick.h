@@ -41,9 +41,10 @@ typedef struct LightTick {
  * Returns true for a light tick (counted), false for a full one. */
 bool manager_light_tick(Manager *m, uint64_t now_usec);
 
-/* Around a full tick: begin before its sample, end after its policy step. */
+/* Around a full tick at now_usec: begin before its sample, end after its
+ * policy step. */
 void manager_light_full_begin(Manager *m, uint64_t now_usec);
-void manager_light_full_end(Manager *m);
+void manager_light_full_end(Manager *m, uint64_t now_usec);
 
 /* idlepolicy_light_ticks_total and idlepolicy_tick_light. */
 void light_tick_metrics(const LightTick *t, Exposition *x);

@@ -311,7 +311,7 @@ static int manager_full_tick(Manager *m, uint64_t now) {
                 manager_consolidation_tick(m);
         if (!m->sample_failing)
                 manager_policy_tick(m, now);
-        manager_light_full_end(m);
+        manager_light_full_end(m, now);
         return 0;
 }
 
