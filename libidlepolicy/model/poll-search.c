@@ -148,7 +148,8 @@ static bool idle(int64_t lp) {
  * client: 9434 tps at 25 µs, 27704 at 50 µs, bench/results/
  * live-frontier.md); and a program can settle in either of two regimes
  * under one window (pgbench at 50 µs: 38000 or 111000 switches a second
- * in two runs a minute apart, as client and server share a CPU or not),
+ * in two runs of one bench, bench/results/live-search-regimes/logs, as
+ * client and server share a CPU or not),
  * so two 100 ms ticks can make a window look a little worse than a
  * shorter one although the next pays.  The look-ahead costs measurements
  * of longer windows where polling pays nothing; a loss beyond it
