@@ -29,7 +29,7 @@ static bool config_equal(const Config *a, const Config *b) {
                a->consolidation_shrink_ticks == b->consolidation_shrink_ticks &&
                a->follow_power_profiles == b->follow_power_profiles &&
                a->poll_search_tick_usec == b->poll_search_tick_usec &&
-               a->quiet_full_tick_usec == b->quiet_full_tick_usec;
+               a->quiet_full_tick_usec == b->quiet_full_tick_usec && a->quiet_tick_usec == b->quiet_tick_usec;
 }
 
 int main(int argc, char **argv) {

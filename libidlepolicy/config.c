@@ -59,6 +59,7 @@ void config_init(Config *c) {
                 .tick_usec = CONFIG_TICK_USEC_DEFAULT,
                 .poll_search_tick_usec = CONFIG_SEARCH_TICK_USEC_DEFAULT,
                 .quiet_full_tick_usec = CONFIG_QUIET_FULL_TICK_USEC_DEFAULT,
+                .quiet_tick_usec = CONFIG_QUIET_TICK_USEC_DEFAULT,
                 .log_level = LOG_LEVEL_INFO,
                 .mode = DAEMON_MODE_ENFORCE,
                 .calibrate_on_first_start = -1,
@@ -99,13 +100,21 @@ static int parse_search_tick(json_t *v, Config *c) {
         return parse_integer(v, CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX, &c->poll_search_tick_usec);
 }
 
-/* 0 (no light ticks) or a tick's range. */
-static int parse_quiet_full_tick(json_t *v, Config *c) {
+/* 0 (off) or a tick's range. */
+static int parse_tick_or_off(json_t *v, uint64_t *ret) {
         if (json_is_integer(v) && json_integer_value(v) == 0) {
-                c->quiet_full_tick_usec = 0;
+                *ret = 0;
                 return 0;
         }
-        return parse_integer(v, CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX, &c->quiet_full_tick_usec);
+        return parse_integer(v, CONFIG_TICK_USEC_MIN, CONFIG_TICK_USEC_MAX, ret);
+}
+
+static int parse_quiet_full_tick(json_t *v, Config *c) {
+        return parse_tick_or_off(v, &c->quiet_full_tick_usec);
+}
+
+static int parse_quiet_tick(json_t *v, Config *c) {
+        return parse_tick_or_off(v, &c->quiet_tick_usec);
 }
 
 /* Copies an absolute path shorter than size into dst.  Returns 0 or -EINVAL. */
@@ -266,6 +275,8 @@ static const ConfigKey config_keys[] = {
         { "poll_search_tick_usec", parse_search_tick, "must be an integer between 10000 and 3600000000" },
         { "quiet_full_tick_usec", parse_quiet_full_tick,
           "must be 0 (no light ticks) or an integer between 10000 and 3600000000" },
+        { "quiet_tick_usec", parse_quiet_tick,
+          "must be 0 (no long ticks) or an integer between 10000 and 3600000000" },
 };
 
 /* Applies every key of the object root to c.  Returns 0 or -EINVAL with e

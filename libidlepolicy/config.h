@@ -12,7 +12,8 @@
  *     "consolidation_exit_util": 50, "consolidation_hysteresis": 10,
  *     "consolidation_headroom": 25, "consolidation_headroom_level2": 10,
  *     "consolidation_shrink_ticks": 5, "follow_power_profiles": false,
- *     "poll_search_tick_usec": 100000, "quiet_full_tick_usec": 4000000 }
+ *     "poll_search_tick_usec": 100000, "quiet_full_tick_usec": 4000000,
+ *     "quiet_tick_usec": 2000000 }
  *
  * Every key is optional; unknown keys and bad values are rejected with the
  * file and key named. */
@@ -30,6 +31,7 @@
 /* While the machine is quiet the ticks are light (quiet-tick.h): a full one
  * comes at least this often; 0 = every tick is full. */
 #define CONFIG_QUIET_FULL_TICK_USEC_DEFAULT 4000000ULL /* 4 s */
+#define CONFIG_QUIET_TICK_USEC_DEFAULT 2000000ULL /* 2 s: the long tick while quiet */
 #define CONFIG_GOVERNOR_HOLD_USEC_MAX 3600000000ULL      /* 1 h */
 #define CONFIG_GOVERNOR_HOLD_USEC_DEFAULT 30000000ULL    /* 30 s */
 /* Counter files the sampler reads per tick, CPUs in turns (0: no limit;
@@ -90,6 +92,8 @@ typedef struct Config {
                                           * (never longer than tick_usec) */
         uint64_t quiet_full_tick_usec;   /* light ticks while quiet, a full one at least this
                                           * often; 0 = no light ticks */
+        uint64_t quiet_tick_usec;        /* the long tick while quiet, where an exec wakes the
+                                          * daemon (quiet-tick.h); 0 = none */
 } Config;
 
 /* Fills c with the built-in defaults. */

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <inttypes.h>
 #include <string.h>
 
 #include "light-tick.h"
@@ -82,6 +83,8 @@ bool manager_light_tick(Manager *m, uint64_t now_usec) {
                 t->last_usec = now_usec;
         }
         note_verdict(t, v);
+        t->decided = true;
+        t->tick_verdict = v;
         t->light = v == QUIET_TICK_LIGHT;
         t->n_light += t->light;
         return t->light;
@@ -110,6 +113,93 @@ void manager_light_full_end(Manager *m, uint64_t now_usec) {
         }
 }
 
+/* Whether this tick continues the quiet run: light, or full by the clock
+ * and settled after its step. */
+static bool tick_was_quiet(Manager *m, uint64_t now_usec) {
+        const LightTick *t = &m->light;
+        QuietTickState st;
+
+        if (!t->decided)
+                return false;
+        if (t->tick_verdict == QUIET_TICK_LIGHT)
+                return true;
+        if (t->tick_verdict != QUIET_TICK_DUE || !m->policy.loop)
+                return false;
+        st = quiet_state(m, now_usec);
+        return quiet_tick_settled(&st, m->policy.loop);
+}
+
+static void on_exec_wake(void *userdata);
+
+uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_usec) {
+        LightTick *t = &m->light;
+        QuietTickPace p;
+        uint64_t next;
+
+        t->quiet_run = tick_was_quiet(m, now_usec) ? t->quiet_run + 1 : 0;
+        t->decided = false;
+        /* The exec wake that fired brought this tick: closed here, armed
+         * again only at the next long one. */
+        if (t->wake.fired)
+                exec_wake_disarm(&t->wake);
+        t->wake.callback = on_exec_wake;
+        t->wake.userdata = m;
+        p = (QuietTickPace) {
+                .tick_usec = pace_usec,
+                .quiet_tick_usec = m->config.quiet_tick_usec,
+                .quiet_full_tick_usec = m->config.quiet_full_tick_usec,
+                .since_full_usec = now_usec - t->full_usec,
+                .quiet_run = t->quiet_run,
+                .wakeable = !t->wake.unusable,
+        };
+        next = quiet_tick_next_usec(&p);
+        if (next > pace_usec && !exec_wake_arm(&t->wake, m->event, m->root_fd))
+                next = pace_usec;
+        if (next == pace_usec)
+                exec_wake_disarm(&t->wake);
+        if (next > pace_usec && !t->long_tick)
+                log_debug("Quiet for %u ticks: the next in %" PRIu64 " ms, an exec brings it back.", t->quiet_run,
+                          next / 1000);
+        t->long_tick = next > pace_usec;
+        t->n_long += t->long_tick;
+        return next;
+}
+
+static void on_exec_wake(void *userdata) {
+        manager_light_wake(userdata, "A process started");
+}
+
+void manager_light_wake(Manager *m, const char *why) {
+        LightTick *t = &m->light;
+        uint64_t now, soon = m->config.poll_search_tick_usec < m->tick_usec ? m->config.poll_search_tick_usec
+                                                                            : m->tick_usec;
+        ProcTotals reading;
+        ErrorInfo e = {};
+        int r;
+
+        if (!t->long_tick)
+                return;
+        t->long_tick = false;
+        t->quiet_run = 0;
+        r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        /* The next tick measures from here, not over the whole long tick
+         * (a program's first 100 ms of switches diluted over 2 s look
+         * quiet).  Without a reading that tick is full. */
+        if (r >= 0 && m->sampling->proc && procreader_read_totals(m->sampling->proc, &reading, &e) >= 0) {
+                t->last = reading;
+                t->last_usec = now;
+        } else
+                t->last_usec = 0, t->last = (ProcTotals) {};
+        r = sd_event_source_set_time_relative(m->tick_source, soon);
+        if (r < 0)
+                log_warning_errno(r, "Failed to bring the tick back after a long one: %m, ignoring");
+        log_debug("%s: the next tick in %" PRIu64 " ms.", why, soon / 1000);
+}
+
+void manager_light_done(Manager *m) {
+        exec_wake_disarm(&m->light.wake);
+}
+
 void light_tick_metrics(const LightTick *t, Exposition *x) {
         exposition_family(x, "idlepolicy_light_ticks_total", EXPOSITION_COUNTER,
                           "Light ticks: the machine was quiet, only proc/stat was read (the rest of "
@@ -117,4 +207,13 @@ void light_tick_metrics(const LightTick *t, Exposition *x) {
         exposition_u64(x, "idlepolicy_light_ticks_total", NULL, t->n_light);
         exposition_family(x, "idlepolicy_tick_light", EXPOSITION_GAUGE, "1 if the last tick was light.");
         exposition_u64(x, "idlepolicy_tick_light", NULL, t->light);
+        exposition_family(x, "idlepolicy_tick_long", EXPOSITION_GAUGE,
+                          "1 if the next tick is a long one (quiet_tick_usec: the machine is quiet and an exec "
+                          "brings the tick back).");
+        exposition_u64(x, "idlepolicy_tick_long", NULL, t->long_tick);
+        exposition_family(x, "idlepolicy_long_ticks_total", EXPOSITION_COUNTER, "Long ticks taken while quiet.");
+        exposition_u64(x, "idlepolicy_long_ticks_total", NULL, t->n_long);
+        exposition_family(x, "idlepolicy_exec_wakes_total", EXPOSITION_COUNTER,
+                          "Long ticks cut short by a process that started (an exec).");
+        exposition_u64(x, "idlepolicy_exec_wakes_total", NULL, t->wake.n_wakes);
 }

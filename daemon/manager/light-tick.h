@@ -14,11 +14,20 @@
  * the tick full), the pins' refresh (nothing unless their profiles went
  * stale) and the tick's metrics run at every tick.  A full tick comes when
  * the rule says so, in the same wakeup as the reading that showed
- * activity. */
+ * activity.
+ *
+ * The long tick while quiet (quiet-tick.h, QuietTickPace): after each
+ * tick, manager_light_next_usec() gives the interval to the next one and
+ * arms the exec wake (exec-wake.h) for a long one, or disarms it.  An exec
+ * while the tick is long, or a replan from outside the tick (a profile, a
+ * pin, a mode: manager_light_wake()), brings the tick back at once: the
+ * next one comes min(tick, poll_search_tick_usec) later, measured from a
+ * reading of proc/stat taken at the wake. */
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "exec-wake.h"
 #include "exposition.h"
 #include "procstat.h"
 #include "quiet-tick.h"
@@ -35,6 +44,12 @@ typedef struct LightTick {
         QuietTickVerdict verdict;    /* of the last tick but the full ones by the clock */
         bool light;                  /* the last tick was light */
         uint64_t n_light;            /* light ticks since the start */
+        bool decided;                /* this tick asked the rule (not a full one after a hotplug) */
+        QuietTickVerdict tick_verdict;  /* ... and its answer */
+        unsigned quiet_run;          /* QuietTickPace.quiet_run */
+        bool long_tick;              /* the next tick is a long one */
+        uint64_t n_long;             /* long ticks armed since the start */
+        ExecWake wake;
 } LightTick;
 
 /* At the start of a tick at now_usec: reads proc/stat and decides.
@@ -46,5 +61,19 @@ bool manager_light_tick(Manager *m, uint64_t now_usec);
 void manager_light_full_begin(Manager *m, uint64_t now_usec);
 void manager_light_full_end(Manager *m, uint64_t now_usec);
 
-/* idlepolicy_light_ticks_total and idlepolicy_tick_light. */
+/* After the tick at now_usec, whose pace otherwise is pace_usec: the
+ * interval to the next tick (the long one or pace_usec), the exec wake
+ * armed for a long one and disarmed otherwise. */
+uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_usec);
+
+/* Brings a long tick back (a no-op otherwise): the next tick comes
+ * min(tick, poll_search_tick_usec) from now, measured from a reading of
+ * proc/stat now; why is logged at debug. */
+void manager_light_wake(Manager *m, const char *why);
+
+/* Closes the exec wake. */
+void manager_light_done(Manager *m);
+
+/* idlepolicy_light_ticks_total, idlepolicy_tick_light, idlepolicy_tick_long
+ * and idlepolicy_exec_wakes_total. */
 void light_tick_metrics(const LightTick *t, Exposition *x);

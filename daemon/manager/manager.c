@@ -150,6 +150,7 @@ Manager *manager_free(Manager *m) {
         manager_consolidation_free(m);
         manager_policy_free(m);
         latency_watch_done(&m->latency);
+        manager_light_done(m);
         polkit_registry_free(m->polkit);
         sd_event_source_unref(m->tick_source);
         sd_event_source_unref(m->exit_source);
@@ -335,7 +336,7 @@ static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         if (!m->light.light && manager_latency_tick(m, now) == -ENOMEM)
                 return sd_event_exit(m->event, -ENOMEM);
         manager_metrics_tick(m, metrics_now_usec(CLOCK_MONOTONIC) - start);
-        r = sd_event_source_set_time_relative(s, manager_policy_next_tick_usec(m));
+        r = sd_event_source_set_time_relative(s, manager_light_next_usec(m, now, manager_policy_next_tick_usec(m)));
         if (r >= 0)
                 r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         if (r < 0)

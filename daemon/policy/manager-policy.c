@@ -250,6 +250,7 @@ void manager_policy_replan(Manager *m, uint64_t now_usec) {
         if (!m->sampling || !m->policy.loop || calibrator_running(m->calib.run) || !m->sampling->has_rates ||
             !m->view.system.driver[0])
                 return;
+        manager_light_wake(m, "A replan");
         src = manager_policy_sources(m);
         if (policy_input_build(&m->policy.input, &src, &in) < 0) {
                 (void) sd_event_exit(m->event, log_oom());

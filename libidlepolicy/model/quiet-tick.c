@@ -130,16 +130,30 @@ static bool state_settled(const QuietTickState *st, const QuietTickMark *now) {
                now->plan == st->full_after.plan;
 }
 
+bool quiet_tick_settled(const QuietTickState *st, const PolicyStep *l) {
+        QuietTickMark mark = quiet_tick_mark(l);
+
+        return state_settled(st, &mark) && quiet_tick_policy_settled(l, &st->full_before, &st->full_after);
+}
+
 QuietTickVerdict quiet_tick_decide(const QuietTickState *st, const PolicyStep *l, const ProcTotals *before,
                                    const ProcTotals *now, uint64_t interval_us) {
-        QuietTickMark mark;
-
         if (st->quiet_full_tick_usec == 0)
                 return QUIET_TICK_OFF;
         if (st->since_full_usec >= st->quiet_full_tick_usec)
                 return QUIET_TICK_DUE;
-        mark = quiet_tick_mark(l);
-        if (!state_settled(st, &mark) || !quiet_tick_policy_settled(l, &st->full_before, &st->full_after))
+        if (!quiet_tick_settled(st, l))
                 return QUIET_TICK_UNSETTLED;
         return quiet_tick_machine(before, now, interval_us, st->n_online);
+}
+
+uint64_t quiet_tick_next_usec(const QuietTickPace *p) {
+        uint64_t next = p->quiet_tick_usec;
+
+        if (!p->wakeable || p->quiet_full_tick_usec == 0 || p->quiet_tick_usec <= p->tick_usec ||
+            p->quiet_run < QUIET_TICK_STRETCH_AFTER)
+                return p->tick_usec;
+        if (p->since_full_usec < p->quiet_full_tick_usec && p->quiet_full_tick_usec - p->since_full_usec < next)
+                next = p->quiet_full_tick_usec - p->since_full_usec;
+        return next > p->tick_usec ? next : p->tick_usec;
 }

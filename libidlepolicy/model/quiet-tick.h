@@ -119,8 +119,49 @@ bool quiet_tick_policy_settled(const PolicyStep *l, const QuietTickMark *before,
 QuietTickVerdict quiet_tick_machine(const ProcTotals *before, const ProcTotals *now, uint64_t interval_us,
                                     unsigned n_online);
 
+/* Whether the state st and the policy step l are settled: the
+ * UNSETTLED part of quiet_tick_decide(), asked also right after a full
+ * tick (by the clock) to tell whether the quiet stretch goes on. */
+bool quiet_tick_settled(const QuietTickState *st, const PolicyStep *l);
+
 /* The tick to take now: QUIET_TICK_LIGHT, or why it is full.  before is
  * the previous reading of proc/stat (light or full), now this tick's,
  * interval_us between them. */
 QuietTickVerdict quiet_tick_decide(const QuietTickState *st, const PolicyStep *l, const ProcTotals *before,
                                    const ProcTotals *now, uint64_t interval_us);
+
+/* Long ticks while quiet.  A light tick still wakes the daemon: on an
+ * idle 2-CPU KVM guest one costs about 0.13 ms of CPU (the timer, the
+ * wakeup and a read of proc/stat, bench/daemon-overhead), 2.6% of what
+ * the whole idle machine burns at a 500 ms tick (bench/results/
+ * live-idle-8.md).  So once QUIET_TICK_STRETCH_AFTER ticks in a row found
+ * the machine quiet and the state settled, the next tick comes
+ * quiet_tick_usec later instead of a tick later -- but only where the
+ * caller is woken when a process starts (an exec: the proc connector),
+ * since a program that starts is what ends a quiet stretch.  The wake
+ * takes a reading of proc/stat at once (the next tick measures from the
+ * program's start, not diluted over the long tick) and brings the tick
+ * back at once; then QUIET_TICK_STRETCH_AFTER ticks at the normal pace
+ * must find the machine quiet again before the next long one.  What the
+ * long tick delays: a program already running that gets busy without an
+ * exec (a server whose load comes over the network) is seen at most
+ * quiet_tick_usec later, where it was a tick. */
+#define QUIET_TICK_STRETCH_AFTER 2u
+
+typedef struct QuietTickPace {
+        uint64_t tick_usec;               /* the next tick otherwise (the poll search's short
+                                           * one while it climbs or probes) */
+        uint64_t quiet_tick_usec;         /* the long tick; 0: none */
+        uint64_t quiet_full_tick_usec;    /* 0: no light ticks, so no long ones */
+        uint64_t since_full_usec;         /* from the last full tick's start to now */
+        unsigned quiet_run;               /* ticks in a row, this one included, that were light,
+                                           * or full by the clock and settled after */
+        bool wakeable;                    /* an exec wakes the caller */
+} QuietTickPace;
+
+/* The interval to the next tick: tick_usec, or the long tick when the
+ * run is long enough, an exec wakes the caller and quiet_tick_usec is
+ * longer than tick_usec.  The long tick does not pass the full tick
+ * that falls due (quiet_full_tick_usec after the last), unless that is
+ * nearer than tick_usec. */
+uint64_t quiet_tick_next_usec(const QuietTickPace *p);

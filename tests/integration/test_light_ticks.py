@@ -9,6 +9,7 @@ not re-read the cpuidle counters then (a state's usage moved in the tree is
 not in its metrics); a jump of the context switches makes the ticks full at
 once (no light tick counted after it, the usage seen); busy time does too;
 quiet_full_tick_usec 0 turns them off, and a SIGHUP with another value on;
+no tick is long on a fake tree (no exec wake for it);
 in enforce mode, once the poll search holds no polling, they come too.
 Nothing here asserts on time: the counters the daemon exposes say which
 ticks were light."""
@@ -108,6 +109,11 @@ class LightTicks(T.IdlePolicyTestCase):
         # Quiet again: light ticks again.
         with Feeder(self):
             self.wait_light(3, 'quiet again')
+        # Never a long one: the tree's proc/ is not the machine's procfs,
+        # whose processes the exec wake would watch (exec-wake.h; the live
+        # suite's live-long-ticks has them).
+        self.assertRegex(self.metrics(), r'(?m)^idlepolicy_long_ticks_total 0$')
+        self.assertRegex(self.metrics(), r'(?m)^idlepolicy_tick_long 0$')
         self.assertTrue(self.daemon.alive())
 
     def test_enforce(self):

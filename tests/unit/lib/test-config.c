@@ -323,6 +323,29 @@ START_TEST(test_quiet_full_tick) {
 }
 END_TEST
 
+#define LONG_REASON "must be 0 (no long ticks) or an integer between 10000 and 3600000000"
+
+/* The long tick while quiet: 0 (off) or the tick's bounds. */
+START_TEST(test_quiet_tick) {
+        static const char *const bad[] = { "9999", "1", "3600000001", "-1", "2000000.5", "\"2000000\"", "false", "null" };
+        Config c = parse_ok("{ \"tick_usec\": 250000 }");
+
+        ck_assert_uint_eq(c.quiet_tick_usec, CONFIG_QUIET_TICK_USEC_DEFAULT);
+        c = parse_ok("{ \"quiet_tick_usec\": 0 }");
+        ck_assert_uint_eq(c.quiet_tick_usec, 0);
+        c = parse_ok("{ \"quiet_tick_usec\": 10000 }");
+        ck_assert_uint_eq(c.quiet_tick_usec, CONFIG_TICK_USEC_MIN);
+        c = parse_ok("{ \"quiet_tick_usec\": 3600000000 }");
+        ck_assert_uint_eq(c.quiet_tick_usec, CONFIG_TICK_USEC_MAX);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char text[128];
+
+                snprintf(text, sizeof(text), "{\"tick_usec\": 20000, \"quiet_tick_usec\": %s}", bad[i]);
+                key_fails(text, "quiet_tick_usec", LONG_REASON);
+        }
+}
+END_TEST
+
 #define FILES_REASON "must be an integer between 0 and 1000000000"
 
 START_TEST(test_sample_files_per_tick) {
@@ -397,6 +420,7 @@ int main(void) {
         tcase_add_test(tc, test_policy_keys);
         tcase_add_test(tc, test_poll_search_tick);
         tcase_add_test(tc, test_quiet_full_tick);
+        tcase_add_test(tc, test_quiet_tick);
         tcase_add_test(tc, test_sample_files_per_tick);
         tcase_add_test(tc, test_metrics_keys);
         tcase_add_test(tc, test_modes);

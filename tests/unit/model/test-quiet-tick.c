@@ -3,7 +3,8 @@
  * context switch rate and the busy bounds, exactly at their edges, over
  * short and long intervals), what makes a tick full though it is quiet
  * (each condition of the state, each of the policy step), and what the
- * mark of the policy sees and ignores. */
+ * mark of the policy sees and ignores; the long tick while quiet (when it
+ * comes, how long, and what keeps the tick at its pace). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,77 @@ START_TEST(test_state) {
 }
 END_TEST
 
+/* The settled check alone says what decide() calls unsettled, and
+ * nothing about the machine or the clock. */
+START_TEST(test_settled) {
+        PolicyStep *l = settled_step();
+        QuietTickState st = settled_state(l), t;
+
+        ck_assert(quiet_tick_settled(&st, l));
+        t = st, t.since_full_usec = 4000000;            /* due: not its concern */
+        ck_assert(quiet_tick_settled(&t, l));
+        t = st, t.knobs_written = true;
+        ck_assert(!quiet_tick_settled(&t, l));
+        t = st, t.consolidation_pending = true;
+        ck_assert(!quiet_tick_settled(&t, l));
+        t = st, t.full_before.plan ^= 1;
+        ck_assert(!quiet_tick_settled(&t, l));
+        l->cpus[0].plan.exploring = true;
+        ck_assert(!quiet_tick_settled(&st, l));
+        policy_step_free(l);
+}
+END_TEST
+
+#define TICK 500000u
+#define LONG 2000000u
+#define FULL 4000000u
+
+static QuietTickPace pace(unsigned run, uint64_t since_full) {
+        return (QuietTickPace) { .tick_usec = TICK, .quiet_tick_usec = LONG, .quiet_full_tick_usec = FULL,
+                                 .since_full_usec = since_full, .quiet_run = run, .wakeable = true };
+}
+
+START_TEST(test_pace) {
+        QuietTickPace p;
+
+        /* Not before QUIET_TICK_STRETCH_AFTER quiet ticks in a row. */
+        for (unsigned run = 0; run < QUIET_TICK_STRETCH_AFTER; run++) {
+                p = pace(run, 0);
+                ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        }
+        p = pace(QUIET_TICK_STRETCH_AFTER, 0);
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), LONG);
+        p = pace(50, 1000000);
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), LONG);
+        /* Not past the full tick due: 4 s after the last, 1.5 s away ... */
+        p = pace(50, 2500000);
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), 1500000);
+        /* ... unless that is nearer than a tick; and one overdue. */
+        p = pace(50, 3800000);
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        p = pace(50, 4000000);
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), LONG);
+        /* No exec wake, no long tick; nor with it off, no light ticks or
+         * a long tick that is not longer. */
+        p = pace(50, 0), p.wakeable = false;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        p = pace(50, 0), p.quiet_tick_usec = 0;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        p = pace(50, 0), p.quiet_full_tick_usec = 0;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        p = pace(50, 0), p.quiet_tick_usec = TICK;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        /* The long tick is the same whatever the pace it replaces (the
+         * poll search's short one never comes with a quiet run: it only
+         * runs while the search climbs or probes, which is unsettled). */
+        p = pace(50, 0), p.tick_usec = 100000;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), LONG);
+        /* A long tick longer than the full one's period: the full one's. */
+        p = pace(50, 0), p.quiet_tick_usec = 10000000;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), FULL);
+}
+END_TEST
+
 START_TEST(test_cpus) {
         PolicyStep *l = settled_step();
         QuietTickState st = settled_state(l);
@@ -273,6 +345,8 @@ static Suite *quiet_suite(void) {
         tcase_add_test(tc, test_busy);
         tcase_add_test(tc, test_no_reading);
         tcase_add_test(tc, test_state);
+        tcase_add_test(tc, test_settled);
+        tcase_add_test(tc, test_pace);
         tcase_add_test(tc, test_cpus);
         tcase_add_test(tc, test_search);
         tcase_add_test(tc, test_mark);

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Exec wakes for the long tick: see exec-wake.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "exec-wake.h"
+#include "log.h"
+
+static void on_exec(pid_t pid, pid_t tgid, void *userdata) {
+        ExecWake *w = userdata;
+
+        if (w->fired)
+                return;
+        w->fired = true;
+        w->n_wakes++;
+        if (w->callback)
+                w->callback(w->userdata);
+}
+
+/* Whether root_fd's proc/ is the procfs (0 or a negative errno). */
+static int proc_is_procfs(int root_fd) {
+        struct statfs sfs;
+        int fd = openat(root_fd, "proc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int r;
+
+        if (fd < 0)
+                return -errno;
+        r = fstatfs(fd, &sfs) < 0 ? -errno : sfs.f_type == PROC_SUPER_MAGIC ? 0 : -ENOTSUP;
+        close(fd);
+        return r;
+}
+
+bool exec_wake_arm(ExecWake *w, sd_event *e, int root_fd) {
+        static const ProcEventsCallbacks callbacks = { .on_exec = on_exec };
+        int r;
+
+        if (w->events)
+                return true;
+        if (w->unusable)
+                return false;
+        r = proc_is_procfs(root_fd);
+        if (r == 0)
+                r = proc_events_new(e, &callbacks, w, &w->events);
+        if (r < 0) {
+                w->unusable = true;
+                log_debug_errno(r, "No long ticks while quiet: %s (%m).",
+                                r == -ENOTSUP ? "proc/ under the root is not the machine's procfs"
+                                              : "the proc connector cannot wake the daemon at an exec");
+                return false;
+        }
+        w->fired = false;
+        return true;
+}
+
+void exec_wake_disarm(ExecWake *w) {
+        w->events = proc_events_free(w->events);
+        w->fired = false;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* A wake for the long tick while quiet (quiet-tick.h, QuietTickPace): the
+ * proc connector's exec events (proc-events.h, only the exec kind asked
+ * for), open only while the tick is long, so that a busy machine's execs
+ * never reach the daemon.  The first exec after arming calls back once;
+ * later ones are dropped until the caller disarms (from its tick: a
+ * ProcEvents must not be freed in its own callback) and arms again.
+ *
+ * Only where the daemon's proc/ is the machine's procfs: the connector
+ * reports the machine's processes, which say nothing about a tree given
+ * with --root (a test's), so there the tick is never long.  Where the
+ * connector cannot be used (no CAP_NET_ADMIN before Linux 6.6, a
+ * container's namespaces, built without libnl) it is not tried again and
+ * the tick is never long either. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "proc-events.h"
+
+typedef struct ExecWake {
+        ProcEvents *events;          /* open while armed */
+        bool unusable;               /* the connector cannot serve here (said once at debug) */
+        bool fired;                  /* an exec came since arming */
+        uint64_t n_wakes;            /* callbacks since the start */
+        void (*callback)(void *userdata);
+        void *userdata;
+} ExecWake;
+
+/* Arms w (a no-op when armed): opens the connector on e unless root_fd's
+ * proc/ is not the procfs or the connector failed before.  Returns true
+ * when armed. */
+bool exec_wake_arm(ExecWake *w, sd_event *e, int root_fd);
+
+/* Closes the connector (a no-op when not armed). */
+void exec_wake_disarm(ExecWake *w);
+
+static inline bool exec_wake_armed(const ExecWake *w) {
+        return w->events != NULL;
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Long ticks while quiet (libidlepolicy/model/quiet-tick.h, QuietTickPace)
+on the real machine: the real idlepolicyd on "/" in observe mode (the 100 ms
+test tick, quiet_tick_usec 1 s), whose exec wake is the kernel's proc
+connector (daemon/manager/exec-wake.h) -- which a fake tree cannot have, so
+this is the live suite's.
+
+On a quiet machine the daemon takes long ticks (idlepolicy_long_ticks_total
+rises); a process the test starts while one is armed cuts it short
+(idlepolicy_exec_wakes_total rises by one, and the tick is no longer long
+until the machine was found quiet again); with quiet_tick_usec 0 it takes
+none.  The metrics are read through python3-dbus, which starts no process:
+busctl would itself be an exec.  Nothing is asserted on time.  A machine
+that never goes quiet (another program busy: a compile, a benchmark)
+cannot show a long tick: the test skips, naming the load.
+
+Shares test_live.py's safety net; observe mode writes no knob, and every
+knob is compared with the recording at the end."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_live as L  # noqa: E402  (records the knobs and arms the safety net)
+import test_live_enforce as E  # noqa: E402
+
+T = L.T
+QUIET_WAIT_S = 30
+ATTEMPTS = 10
+
+
+class LongTicks(L.Live):
+
+    def write_config(self, quiet_tick_usec):
+        with open(self.config, 'w', encoding='utf-8') as f:
+            json.dump({'calibrate_on_first_start': False, 'quiet_tick_usec': quiet_tick_usec}, f)
+
+    def counters(self):
+        text = str(self.bus.call_blocking(T.BUS_NAME, T.ROOT_PATH, T.MANAGER_IFACE, 'Metrics', '', [], timeout=10))
+
+        def one(name):
+            m = re.search(rf'^{name} (\d+)$', text, re.M)
+            self.assertIsNotNone(m, f'no {name} in Metrics()')
+            return int(m.group(1))
+        return {k: one(f'idlepolicy_{k}') for k in ('long_ticks_total', 'exec_wakes_total', 'tick_long',
+                                                     'light_ticks_total', 'tick_duration_seconds_count')}
+
+    def wait_long(self, what):
+        """Waits until the next tick is a long one; skips when the machine
+        does not go quiet in QUIET_WAIT_S."""
+        try:
+            return T.wait_for(lambda: (c := self.counters())['tick_long'] == 1 and c, timeout=QUIET_WAIT_S,
+                              what=what)
+        except AssertionError:
+            with open('/proc/loadavg', encoding='ascii') as f:
+                load = f.read().split()[0]
+            self.skipTest(f'the machine was never quiet for {QUIET_WAIT_S} s ({what}): load average {load}, '
+                          f'counters {self.counters()}')
+
+    def wait_light(self, n):
+        """Waits for n light ticks; skips when the machine is not quiet
+        enough for them in QUIET_WAIT_S."""
+        try:
+            T.wait_for(lambda: self.counters()['light_ticks_total'] >= n, timeout=QUIET_WAIT_S,
+                       what=f'{n} light ticks')
+        except AssertionError:
+            self.skipTest(f'the machine was never quiet for {QUIET_WAIT_S} s: counters {self.counters()}')
+
+    def exec_wakes(self, before):
+        """After an exec: the counters once the wake came or three more
+        ticks did."""
+        def done():
+            c = self.counters()
+            moved = c['exec_wakes_total'] > before['exec_wakes_total'] or \
+                c['tick_duration_seconds_count'] > before['tick_duration_seconds_count'] + 2
+            return moved and c
+        return T.wait_for(done, timeout=15, what='the exec wake or three ticks')
+
+    def test_quiet_long_ticks_and_exec_wake(self):
+        self.write_config(1000000)
+        self.start_daemon()
+        self.wait_long('a long tick on a quiet machine')
+        for _ in range(ATTEMPTS):
+            before = self.wait_long('a long tick again')
+            subprocess.run(['/bin/true'], check=True)
+            after = self.exec_wakes(before)
+            if after['exec_wakes_total'] == before['exec_wakes_total'] + 1:
+                break
+            # Ticks came without the wake: the long tick was over before
+            # /bin/true ran (another process's exec cut it, or the machine
+            # got busy).  Try again.
+        else:
+            self.fail(f'no exec wake in {ATTEMPTS} attempts: {after}')
+        c = self.counters()
+        self.assertGreaterEqual(c['long_ticks_total'], 1)
+        self.assertTrue(self.daemon.alive())
+
+    def test_off(self):
+        self.write_config(0)
+        self.start_daemon()
+        self.wait_light(10)
+        c = self.counters()
+        self.assertEqual(c['long_ticks_total'], 0)
+        self.assertEqual(c['tick_long'], 0)
+        self.assertEqual(c['exec_wakes_total'], 0)
+
+
+def load_tests(loader, _standard_tests, _pattern):
+    """Only this file's tests (Live's run in live-cpuidle)."""
+    return E.own_tests(loader, LongTicks)
+
+
+if __name__ == '__main__':
+    L.main()
