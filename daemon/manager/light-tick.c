@@ -158,7 +158,7 @@ uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_us
         if (next == pace_usec)
                 exec_wake_disarm(&t->wake);
         if (next > pace_usec && !t->long_tick)
-                log_debug("Quiet for %u ticks: the next in %" PRIu64 " ms, an exec brings it back.", t->quiet_run,
+                log_debug("Quiet for %u tick(s): the next in %" PRIu64 " ms, an exec brings it back.", t->quiet_run,
                           next / 1000);
         t->long_tick = next > pace_usec;
         t->n_long += t->long_tick;

@@ -364,6 +364,11 @@ static void manager_apply_config(Manager *m, const Config *c) {
                          c->quiet_full_tick_usec);
         else if (c->quiet_full_tick_usec != m->config.quiet_full_tick_usec)
                 log_info("Light ticks off: every tick is full.");
+        if (c->quiet_tick_usec != m->config.quiet_tick_usec && c->quiet_tick_usec)
+                log_info("Long ticks of %" PRIu64 " us while the machine is quiet, where an exec wakes the daemon.",
+                         c->quiet_tick_usec);
+        else if (c->quiet_tick_usec != m->config.quiet_tick_usec)
+                log_info("Long ticks off.");
         snprintf(old_textfile, sizeof(old_textfile), "%s", m->config.metrics_textfile);
         m->config = *c;
         manager_consolidation_reconfigure(m);

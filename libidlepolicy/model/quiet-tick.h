@@ -134,19 +134,22 @@ QuietTickVerdict quiet_tick_decide(const QuietTickState *st, const PolicyStep *l
  * idle 2-CPU KVM guest one costs about 0.13 ms of CPU (the timer, the
  * wakeup and a read of proc/stat, bench/daemon-overhead), 2.6% of what
  * the whole idle machine burns at a 500 ms tick (bench/results/
- * live-idle-8.md).  So once QUIET_TICK_STRETCH_AFTER ticks in a row found
+ * live-idle-8.md).  So once QUIET_TICK_STRETCH_AFTER tick(s) in a row found
  * the machine quiet and the state settled, the next tick comes
  * quiet_tick_usec later instead of a tick later -- but only where the
  * caller is woken when a process starts (an exec: the proc connector),
  * since a program that starts is what ends a quiet stretch.  The wake
  * takes a reading of proc/stat at once (the next tick measures from the
  * program's start, not diluted over the long tick) and brings the tick
- * back at once; then QUIET_TICK_STRETCH_AFTER ticks at the normal pace
- * must find the machine quiet again before the next long one.  What the
+ * back at once: that tick is the check, and finding the machine quiet
+ * again it lets the next one be long.  One tick, not two: bench/live
+ * starts a program (an exec) every run, and each wake's ticks at the
+ * normal pace were most of the daemon's 1.07 ms per 4 s idle run with
+ * two (bench/results/live-idle-ab-8.md).  What the
  * long tick delays: a program already running that gets busy without an
  * exec (a server whose load comes over the network) is seen at most
  * quiet_tick_usec later, where it was a tick. */
-#define QUIET_TICK_STRETCH_AFTER 2u
+#define QUIET_TICK_STRETCH_AFTER 1u
 
 typedef struct QuietTickPace {
         uint64_t tick_usec;               /* the next tick otherwise (the poll search's short
