@@ -33,7 +33,7 @@ static int proc_is_procfs(int root_fd) {
         return r;
 }
 
-bool exec_wake_arm(ExecWake *w, sd_event *e, int root_fd) {
+bool exec_wake_arm(ExecWake *w, sd_event *e, int root_fd, void (*callback)(void *userdata), void *userdata) {
         static const ProcEventsCallbacks callbacks = { .on_exec = on_exec };
         int r;
 
@@ -52,6 +52,8 @@ bool exec_wake_arm(ExecWake *w, sd_event *e, int root_fd) {
                 return false;
         }
         w->fired = false;
+        w->callback = callback;
+        w->userdata = userdata;
         return true;
 }
 

@@ -31,13 +31,9 @@ typedef struct ExecWake {
 } ExecWake;
 
 /* Arms w (a no-op when armed): opens the connector on e unless root_fd's
- * proc/ is not the procfs or the connector failed before.  Returns true
- * when armed. */
-bool exec_wake_arm(ExecWake *w, sd_event *e, int root_fd);
+ * proc/ is not the procfs or the connector failed before; the first exec
+ * then calls callback(userdata).  Returns true when armed. */
+bool exec_wake_arm(ExecWake *w, sd_event *e, int root_fd, void (*callback)(void *userdata), void *userdata);
 
 /* Closes the connector (a no-op when not armed). */
 void exec_wake_disarm(ExecWake *w);
-
-static inline bool exec_wake_armed(const ExecWake *w) {
-        return w->events != NULL;
-}

@@ -142,8 +142,6 @@ uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_us
          * again only at the next long one. */
         if (t->wake.fired)
                 exec_wake_disarm(&t->wake);
-        t->wake.callback = on_exec_wake;
-        t->wake.userdata = m;
         p = (QuietTickPace) {
                 .tick_usec = pace_usec,
                 .quiet_tick_usec = m->config.quiet_tick_usec,
@@ -153,7 +151,7 @@ uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_us
                 .wakeable = !t->wake.unusable,
         };
         next = quiet_tick_next_usec(&p);
-        if (next > pace_usec && !exec_wake_arm(&t->wake, m->event, m->root_fd))
+        if (next > pace_usec && !exec_wake_arm(&t->wake, m->event, m->root_fd, on_exec_wake, m))
                 next = pace_usec;
         if (next == pace_usec)
                 exec_wake_disarm(&t->wake);
@@ -188,8 +186,10 @@ void manager_light_wake(Manager *m, const char *why) {
         if (r >= 0 && m->sampling->proc && procreader_read_totals(m->sampling->proc, &reading, &e) >= 0) {
                 t->last = reading;
                 t->last_usec = now;
-        } else
-                t->last_usec = 0, t->last = (ProcTotals) {};
+        } else {
+                t->last = (ProcTotals) {};
+                t->last_usec = 0;
+        }
         r = sd_event_source_set_time_relative(m->tick_source, soon);
         if (r < 0)
                 log_warning_errno(r, "Failed to bring the tick back after a long one: %m, ignoring");

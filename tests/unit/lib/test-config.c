@@ -300,49 +300,49 @@ START_TEST(test_poll_search_tick) {
 END_TEST
 
 #define QUIET_REASON "must be 0 (no light ticks) or an integer between 10000 and 3600000000"
+#define LONG_REASON "must be 0 (no long ticks) or an integer between 10000 and 3600000000"
 
-/* The longest stretch of light ticks: 0 (off) or the tick's bounds. */
-START_TEST(test_quiet_full_tick) {
-        static const char *const bad[] = { "9999", "1", "3600000001", "-1", "4000000.5", "\"4000000\"", "true", "null" };
+/* A key that is 0 (off) or within the tick's bounds (parse_tick_or_off):
+ * its default, 0, both bounds, and values that fail naming it with reason
+ * after a good key (nothing applied); field reads the key's value. */
+static void check_tick_or_off(const char *key, uint64_t (*field)(const Config *c), uint64_t def,
+                              const char *reason) {
+        static const char *const bad[] = { "9999", "1", "3600000001", "-1", "4000000.5", "\"4000000\"", "true",
+                                           "false", "null" };
+        static const struct { const char *value; uint64_t want; } good[] = {
+                { "0", 0 }, { "10000", CONFIG_TICK_USEC_MIN }, { "3600000000", CONFIG_TICK_USEC_MAX },
+        };
+        char text[128];
         Config c = parse_ok("{ \"tick_usec\": 250000 }");
 
-        ck_assert_uint_eq(c.quiet_full_tick_usec, CONFIG_QUIET_FULL_TICK_USEC_DEFAULT);
-        c = parse_ok("{ \"quiet_full_tick_usec\": 0 }");
-        ck_assert_uint_eq(c.quiet_full_tick_usec, 0);
-        c = parse_ok("{ \"quiet_full_tick_usec\": 10000 }");
-        ck_assert_uint_eq(c.quiet_full_tick_usec, CONFIG_TICK_USEC_MIN);
-        c = parse_ok("{ \"quiet_full_tick_usec\": 3600000000 }");
-        ck_assert_uint_eq(c.quiet_full_tick_usec, CONFIG_TICK_USEC_MAX);
-        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                char text[128];
-
-                /* after a good key: nothing applied */
-                snprintf(text, sizeof(text), "{\"tick_usec\": 20000, \"quiet_full_tick_usec\": %s}", bad[i]);
-                key_fails(text, "quiet_full_tick_usec", QUIET_REASON);
+        ck_assert_uint_eq(field(&c), def);
+        for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+                snprintf(text, sizeof(text), "{ \"%s\": %s }", key, good[i].value);
+                c = parse_ok(text);
+                ck_assert_uint_eq(field(&c), good[i].want);
         }
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                snprintf(text, sizeof(text), "{\"tick_usec\": 20000, \"%s\": %s}", key, bad[i]);
+                key_fails(text, key, reason);
+        }
+}
+
+static uint64_t quiet_full_tick(const Config *c) {
+        return c->quiet_full_tick_usec;
+}
+
+static uint64_t quiet_tick(const Config *c) {
+        return c->quiet_tick_usec;
+}
+
+/* The longest stretch of light ticks, and the long tick while quiet. */
+START_TEST(test_quiet_full_tick) {
+        check_tick_or_off("quiet_full_tick_usec", quiet_full_tick, CONFIG_QUIET_FULL_TICK_USEC_DEFAULT, QUIET_REASON);
 }
 END_TEST
 
-#define LONG_REASON "must be 0 (no long ticks) or an integer between 10000 and 3600000000"
-
-/* The long tick while quiet: 0 (off) or the tick's bounds. */
 START_TEST(test_quiet_tick) {
-        static const char *const bad[] = { "9999", "1", "3600000001", "-1", "2000000.5", "\"2000000\"", "false", "null" };
-        Config c = parse_ok("{ \"tick_usec\": 250000 }");
-
-        ck_assert_uint_eq(c.quiet_tick_usec, CONFIG_QUIET_TICK_USEC_DEFAULT);
-        c = parse_ok("{ \"quiet_tick_usec\": 0 }");
-        ck_assert_uint_eq(c.quiet_tick_usec, 0);
-        c = parse_ok("{ \"quiet_tick_usec\": 10000 }");
-        ck_assert_uint_eq(c.quiet_tick_usec, CONFIG_TICK_USEC_MIN);
-        c = parse_ok("{ \"quiet_tick_usec\": 3600000000 }");
-        ck_assert_uint_eq(c.quiet_tick_usec, CONFIG_TICK_USEC_MAX);
-        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                char text[128];
-
-                snprintf(text, sizeof(text), "{\"tick_usec\": 20000, \"quiet_tick_usec\": %s}", bad[i]);
-                key_fails(text, "quiet_tick_usec", LONG_REASON);
-        }
+        check_tick_or_off("quiet_tick_usec", quiet_tick, CONFIG_QUIET_TICK_USEC_DEFAULT, LONG_REASON);
 }
 END_TEST
 
