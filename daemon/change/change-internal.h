@@ -28,6 +28,7 @@ struct ChangeLayer {
         size_t live_bytes;            /* their records' bytes in the journal */
         char **forgets;               /* dropped since the last commit: "-KEY" lines to append */
         size_t n_forgets, n_forgets_allocated;
+        bool forgets_sync;            /* one of them is of a knob that is not ephemeral */
         uint64_t knob_writes;
 };
 
@@ -52,6 +53,10 @@ void change_commit(ChangeLayer *l);
 
 /* Frees every entry and pending forget (the file is left alone). */
 void change_entries_reset(ChangeLayer *l);
+
+/* Whether key's journal lines need an fsync: its knob is not ephemeral
+ * (knob-type.h; a key no type takes is synced). */
+bool change_key_synced(const ChangeLayer *l, const char *key);
 
 /* Drops the pending forgets without writing them. */
 void change_forgets_discard(ChangeLayer *l);

@@ -91,6 +91,7 @@ int change_set_add(ChangeSet *s, const char *key, const char *value, ErrorInfo *
 static int record_originals(ChangeSet *s, ErrorInfo *e) {
         _cleanup_free_ RestoreRecord *recs = calloc(s->n + 1, sizeof(RestoreRecord));
         size_t n = 0;
+        bool sync = false;
         int r;
 
         if (!recs)
@@ -102,10 +103,11 @@ static int record_originals(ChangeSet *s, ErrorInfo *e) {
                         continue;
                 recs[n++] = (RestoreRecord) { w->key, w->old };
                 w->recorded = true;
+                sync = sync || !w->addr.type || !w->addr.type->ephemeral;
         }
         if (n == 0)
                 return 0;
-        r = s->layer->journal ? restore_journal_append(s->layer->journal, recs, n) : 0;
+        r = s->layer->journal ? restore_journal_append(s->layer->journal, recs, n, sync) : 0;
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {

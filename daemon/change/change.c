@@ -180,6 +180,7 @@ int change_entry_drop(ChangeLayer *l, ChangeEntry *e) {
                 if (array_reserve_one((void **) &l->forgets, l->n_forgets, &l->n_forgets_allocated, sizeof(char *)) < 0)
                         return -ENOMEM;
                 l->forgets[l->n_forgets++] = e->key;
+                l->forgets_sync = l->forgets_sync || change_key_synced(l, e->key);
         } else
                 free(e->key);
         entry_count(l, e, -1);
@@ -212,14 +213,17 @@ static void entries_compact(ChangeLayer *l) {
 int change_journal_rewrite(ChangeLayer *l) {
         _cleanup_free_ RestoreRecord *live = calloc(l->n_changed + 1, sizeof(RestoreRecord));
         size_t n = 0;
+        bool sync = false;
         int r;
 
         if (!live)
                 return log_oom();
         for (size_t i = 0; i < l->n_entries; i++)
-                if (l->entries[i].key && l->entries[i].original)
+                if (l->entries[i].key && l->entries[i].original) {
                         live[n++] = (RestoreRecord) { l->entries[i].key, l->entries[i].original };
-        r = restore_journal_rewrite(l->journal, live, n);
+                        sync = sync || change_key_synced(l, l->entries[i].key);
+                }
+        r = restore_journal_rewrite(l->journal, live, n, sync);
         if (r < 0)
                 log_error_errno(r, "Failed to rewrite restore journal %s: %m", restore_journal_path(l->journal));
         return r;
@@ -229,15 +233,23 @@ void change_forgets_discard(ChangeLayer *l) {
         for (size_t i = 0; i < l->n_forgets; i++)
                 free(l->forgets[i]);
         l->n_forgets = 0;
+        l->forgets_sync = false;
+}
+
+bool change_key_synced(const ChangeLayer *l, const char *key) {
+        KnobAddr a;
+
+        return knob_parse_key(l->types, l->env, key, &a) < 0 || !a.type->ephemeral;
 }
 
 void change_commit(ChangeLayer *l) {
         int r = 0;
 
         if (l->journal && l->n_changed == 0 && l->n_forgets > 0)
-                r = restore_journal_rewrite(l->journal, NULL, 0);      /* nothing left: no file */
+                r = restore_journal_rewrite(l->journal, NULL, 0, l->forgets_sync);  /* nothing left: no file */
         else if (l->journal && l->n_forgets > 0)
-                r = restore_journal_forget(l->journal, (const char *const *) l->forgets, l->n_forgets);
+                r = restore_journal_forget(l->journal, (const char *const *) l->forgets, l->n_forgets,
+                                           l->forgets_sync);
         if (r < 0)
                 log_warning_errno(r, "Failed to note %zu knob(s) back at their original in the restore journal: %m, "
                                   "ignoring", l->n_forgets);

@@ -183,6 +183,7 @@ const KnobType knob_type_task = {
         .name = "task",
         .value_max = KNOB_CPULIST_MAX,
         .write_when_absent = true,
+        .ephemeral = true,
         .parse = task_parse,
         .value_valid = task_value_valid,
         .read = task_read,

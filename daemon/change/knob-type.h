@@ -83,6 +83,10 @@ struct KnobType {
                                        * recreated meanwhile loses the write) */
         bool write_when_absent;       /* a restore writes even when the read found nothing
                                        * (a unit systemd has not loaded may exist on disk) */
+        bool ephemeral;               /* the knob cannot outlive a crash of the machine, whatever
+                                       * the root (a thread's affinity): its originals and forgets
+                                       * are journaled without fsync (the page cache outlives the
+                                       * daemon's crash, which is what the journal is for) */
         /* Parses key.  Returns 0, or -EINVAL when it is not this type's. */
         int (*parse)(const KnobEnv *env, const char *key, KnobAddr *ret);
         /* Whether value is one the knob may hold (and the journal may store). */

@@ -138,10 +138,10 @@ static int journal_write(RestoreJournal *j, int fd, const char *text, size_t len
         return r;
 }
 
-/* Makes a newly created or renamed file's directory entry durable.
- * Returns 0 or a negative errno. */
-static int sync_dir(RestoreJournal *j) {
-        return fsync(j->dir_fd) < 0 ? -errno : 0;
+/* Makes a newly created or renamed file's directory entry durable (with
+ * sync).  Returns 0 or a negative errno. */
+static int sync_dir(RestoreJournal *j, bool sync) {
+        return sync && fsync(j->dir_fd) < 0 ? -errno : 0;
 }
 
 /* The header line, malloc'ed.  Returns it or NULL. */
@@ -177,10 +177,11 @@ static int write_records(RestoreJournal *j, int fd, const RestoreRecord *live, s
 
 /* Writes the header and the records to a new file and publishes it as the
  * journal (new_file_open(): whatever someone left at the name is replaced,
- * never opened), records synced before the rename (a header alone is made
- * durable with the first record appended); *ret_fd gets it for appending.
- * Returns 0 or a negative errno (the old file stays). */
-static int publish_file(RestoreJournal *j, const RestoreRecord *live, size_t n, int *ret_fd, size_t *ret_size) {
+ * never opened), with sync the records synced before the rename (a header
+ * alone is made durable with the first record appended); *ret_fd gets it
+ * for appending.  Returns 0 or a negative errno (the old file stays). */
+static int publish_file(RestoreJournal *j, const RestoreRecord *live, size_t n, bool sync, int *ret_fd,
+                        size_t *ret_size) {
         NewFile f = NEW_FILE_NULL;
         size_t size = 0;
         int r;
@@ -189,14 +190,14 @@ static int publish_file(RestoreJournal *j, const RestoreRecord *live, size_t n, 
         if (r < 0)
                 return r;
         r = write_records(j, f.fd, live, n, &size);
-        if (r >= 0 && n > 0 && fsync(f.fd) < 0)
+        if (r >= 0 && sync && n > 0 && fsync(f.fd) < 0)
                 r = -errno;
         if (r >= 0 && fcntl(f.fd, F_SETFL, O_APPEND) < 0)
                 r = -errno;
         if (r >= 0)
                 r = new_file_publish(&f, j->dir_fd, RESTORE_JOURNAL_FILE);
         if (r >= 0)
-                r = sync_dir(j);
+                r = sync_dir(j, sync);
         if (r >= 0) {
                 *ret_fd = TAKE_FD(f.fd);
                 *ret_size = size;
@@ -206,17 +207,18 @@ static int publish_file(RestoreJournal *j, const RestoreRecord *live, size_t n, 
 }
 
 /* Creates the file with its header.  Returns 0 or a negative errno. */
-static int create_file(RestoreJournal *j) {
-        return publish_file(j, NULL, 0, &j->fd, &j->size);
+static int create_file(RestoreJournal *j, bool sync) {
+        return publish_file(j, NULL, 0, sync, &j->fd, &j->size);
 }
 
-/* Appends text to the file (creating it) without fsync.  Returns 0 or a
- * negative errno; a torn append is cut off again. */
-static int append_text(RestoreJournal *j, const char *text, size_t len) {
+/* Appends text to the file (creating it, its directory entry synced with
+ * sync) without fsync.  Returns 0 or a negative errno; a torn append is
+ * cut off again. */
+static int append_text(RestoreJournal *j, const char *text, size_t len, bool sync) {
         int r;
 
         if (j->fd < 0) {
-                r = create_file(j);
+                r = create_file(j, sync);
                 if (r < 0)
                         return r;
         }
@@ -239,7 +241,7 @@ void restore_journal_detach(RestoreJournal *j) {
 }
 
 /* Returns 0 or a negative errno. */
-int restore_journal_append(RestoreJournal *j, const RestoreRecord *records, size_t n) {
+int restore_journal_append(RestoreJournal *j, const RestoreRecord *records, size_t n, bool sync) {
         _cleanup_free_ char *text = NULL;
         size_t len = 0, size = 0;
         FILE *f;
@@ -257,16 +259,16 @@ int restore_journal_append(RestoreJournal *j, const RestoreRecord *records, size
         if (fclose(f) != 0)
                 return -ENOMEM;
         len = size;
-        r = append_text(j, text, len);
-        if (r >= 0 && fsync(j->fd) < 0)
+        r = append_text(j, text, len, sync);
+        if (r >= 0 && sync && fsync(j->fd) < 0)
                 r = -errno;
-        if (r >= 0)
+        if (r >= 0 && sync)
                 j->unsynced = false;
         return r;
 }
 
 /* Returns 0 or a negative errno. */
-int restore_journal_forget(RestoreJournal *j, const char *const *keys, size_t n) {
+int restore_journal_forget(RestoreJournal *j, const char *const *keys, size_t n, bool sync) {
         _cleanup_free_ char *text = NULL;
         size_t size = 0;
         FILE *f;
@@ -281,8 +283,8 @@ int restore_journal_forget(RestoreJournal *j, const char *const *keys, size_t n)
                 fprintf(f, "%c%s\n", FORGET_MARK, keys[i]);
         if (fclose(f) != 0)
                 return -ENOMEM;
-        r = append_text(j, text, size);
-        if (r >= 0)
+        r = append_text(j, text, size, sync);
+        if (r >= 0 && sync)
                 j->unsynced = true;
         return r;
 }
@@ -302,7 +304,7 @@ bool restore_journal_wants_rewrite(const RestoreJournal *j, size_t live_bytes) {
 }
 
 /* Returns 0 or a negative errno. */
-int restore_journal_rewrite(RestoreJournal *j, const RestoreRecord *live, size_t n) {
+int restore_journal_rewrite(RestoreJournal *j, const RestoreRecord *live, size_t n, bool sync) {
         if (j->detached)
                 return 0;
         fileio_closep(&j->fd);
@@ -311,9 +313,9 @@ int restore_journal_rewrite(RestoreJournal *j, const RestoreRecord *live, size_t
         if (n == 0) {
                 if (unlinkat(j->dir_fd, RESTORE_JOURNAL_FILE, 0) < 0 && errno != ENOENT)
                         return -errno;
-                return sync_dir(j);
+                return sync_dir(j, sync);
         }
-        return publish_file(j, live, n, &j->fd, &j->size);
+        return publish_file(j, live, n, sync, &j->fd, &j->size);
 }
 
 /* What a load found besides the records, for one summary. */
@@ -400,7 +402,7 @@ static int reject(RestoreJournal *j, int error) {
                   j->path, fileio_error_reason(error), RESTORE_JOURNAL_REJECTED_FILE);
         if (renameat(j->dir_fd, RESTORE_JOURNAL_FILE, j->dir_fd, RESTORE_JOURNAL_REJECTED_FILE) < 0)
                 return log_error_errno(errno, "Failed to move %s aside: %m", j->path);
-        return sync_dir(j) < 0 ? -EIO : 0;
+        return sync_dir(j, true) < 0 ? -EIO : 0;
 }
 
 /* Returns 1, 0, -EXDEV, -EINTR or another negative errno. */

@@ -20,7 +20,10 @@
  * write and one fsync.  A "-KEY" line is appended when a knob holds its
  * original again; it is made durable by the next fsync (a forget lost in a
  * crash only puts back an original the knob already holds, or a thread that
- * is gone).  When the file has grown to several times what is live it is
+ * is gone).  The caller says when no fsync is needed (sync false): records
+ * and forgets of knobs that die with the machine whatever the root (a
+ * thread's affinity) need only the page cache, which outlives the daemon's
+ * crash; a disk that stalls then delays no pin.  When the file has grown to several times what is live it is
  * rewritten (atomically, by rename) with the live records only; it is
  * deleted when nothing is left.  Version 1 files (records only) read the
  * same. */
@@ -71,13 +74,14 @@ typedef struct RestoreJournalReader {
  * (left alone), -EINTR if SIGTERM or SIGINT arrived meanwhile, -ENOMEM. */
 int restore_journal_load(RestoreJournal *j, const RestoreJournalReader *reader);
 
-/* Appends records and makes them durable (one write, one fsync).  Returns
- * 0 or a negative errno (nothing of them is in the file then). */
-int restore_journal_append(RestoreJournal *j, const RestoreRecord *records, size_t n);
+/* Appends records (one write) and, with sync, makes them durable (one
+ * fsync).  Returns 0 or a negative errno (nothing of them is in the file
+ * then). */
+int restore_journal_append(RestoreJournal *j, const RestoreRecord *records, size_t n, bool sync);
 
-/* Appends "-KEY" lines for keys (durable at the next fsync).  Returns 0 or
- * a negative errno. */
-int restore_journal_forget(RestoreJournal *j, const char *const *keys, size_t n);
+/* Appends "-KEY" lines for keys (with sync, durable at the next
+ * restore_journal_sync()).  Returns 0 or a negative errno. */
+int restore_journal_forget(RestoreJournal *j, const char *const *keys, size_t n, bool sync);
 
 /* Makes forgets appended since the last fsync durable.  Returns 0 or a
  * negative errno. */
@@ -88,8 +92,9 @@ int restore_journal_sync(RestoreJournal *j);
 bool restore_journal_wants_rewrite(const RestoreJournal *j, size_t live_bytes);
 
 /* Replaces the file with the live records (atomically), or deletes it when
- * n is 0.  Returns 0 or a negative errno (the old file stays). */
-int restore_journal_rewrite(RestoreJournal *j, const RestoreRecord *live, size_t n);
+ * n is 0; with sync, durably (the file and its directory fsync'ed).
+ * Returns 0 or a negative errno (the old file stays). */
+int restore_journal_rewrite(RestoreJournal *j, const RestoreRecord *live, size_t n, bool sync);
 
 /* Stops writing to the file (it stays as it is, for the next start):
  * nothing is appended, forgotten or rewritten after. */

@@ -115,7 +115,7 @@ class ExecStorm(R.RobustTestCase):
         if load > BUSY_LOAD * os.cpu_count() and (storm['long_missed'] or counts['p99_ms'] / 1000 > P99_MAX_S):
             self.skipTest(f'the machine got too busy during the storm (load average {load:.1f} on '
                           f'{os.cpu_count()} CPUs): {counts}')
-        self.assertEqual(storm['long_missed'], 0, 'long-lived processes left unpinned')
+        self.assertEqual(storm['long_missed'], 0, f'long-lived processes left unpinned: {counts}')
         self.assertEqual(counts['probe_errors'], 0)
         self.assertLessEqual(counts['p99_ms'] / 1000, P99_MAX_S, f'the bus answered slowly: {counts}')
 

@@ -6,7 +6,9 @@
  * thread that is gone or whose TID was reused is never touched; a cgroup
  * reached through a symbolic link is never written; unit keys,
  * and unit knobs kept while there is no bus (the bus itself:
- * test-systemd-unit.c); interrupts under the root, never the host's. */
+ * test-systemd-unit.c); interrupts under the root, never the host's; a
+ * thread's affinity journaled without fsync (counted through
+ * -Wl,--wrap=fsync), a cgroup's with. */
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -130,6 +132,69 @@ START_TEST(test_task_affinity_restored) {
         ck_assert_int_eq(change_restore(c.l, PIN1, &e), 1);
         affinity_str(pid, now, sizeof(now));
         ck_assert_str_eq(now, orig);
+        ck_assert_uint_eq(change_n_changed(c.l), 0);
+        change_test_close(&c);
+        child_reap(pid);
+}
+END_TEST
+
+/* The daemon's fsync calls (the test links with -Wl,--wrap=fsync). */
+int __real_fsync(int fd);
+int __wrap_fsync(int fd);
+static unsigned n_fsync;
+
+int __wrap_fsync(int fd) {
+        n_fsync++;
+        return __real_fsync(fd);
+}
+
+static bool journal_has(const FakeTree *t, const char *line) {
+        _cleanup_free_ char *text = NULL;
+        size_t size;
+
+        ck_assert_int_eq(fileio_read_regular_at(t->fd, "run/" RESTORE_JOURNAL_FILE, 1 << 20, 0, &text, &size), 0);
+        return strstr(text, line) != NULL;
+}
+
+/* A thread's affinity dies with the machine whatever the root: its original
+ * and its forget reach the journal file (the page cache, which outlives the
+ * daemon) without an fsync, so that a stalled disk delays no pin.  A
+ * cgroup's cpuset.cpus, which a fake tree keeps across a crash of the
+ * machine, is synced before it is written, and so are the thread's records
+ * that came before it. */
+START_TEST(test_task_journal_unsynced) {
+        pid_t pid = child_sleeper();
+        FakeTree *t = unit_tree(NULL);
+        char root[512], dir[600], key[64], ckey[700], orig[256], line[1024];
+        ErrorInfo e = {};
+        ChangeTest c;
+
+        snprintf(root, sizeof(root), "%s/cgroup", t->path);
+        snprintf(dir, sizeof(dir), "%s/cpuset/test", root);
+        ck_assert_int_eq(faketree_write(t->fd, "cgroup/cpuset/test/cpuset.cpus", "0-1\n"), 0);
+        change_test_open_types(&c, t, NULL, root);
+        task_key(pid, key, sizeof(key));
+        affinity_str(pid, orig, sizeof(orig));
+
+        n_fsync = 0;
+        ck_assert_int_eq(change_test_set(c.l, PIN1, key, "0"), 1);
+        snprintf(line, sizeof(line), "\n%s %s\n", key, orig);
+        ck_assert(journal_has(t, line));
+        ck_assert_int_eq(change_restore(c.l, PIN1, &e), 1);
+        change_layer_sync(c.l);
+        ck_assert_uint_eq(n_fsync, 0);
+
+        ck_assert_int_eq(change_test_set(c.l, PIN1, key, "0"), 1);
+        ck_assert_uint_eq(n_fsync, 0);
+        ck_assert_int_eq(knob_cgroup_key(&c.env, dir, ckey, sizeof(ckey)), 0);
+        ck_assert_int_eq(change_test_set(c.l, PIN1, ckey, "1"), 1);
+        ck_assert_uint_ge(n_fsync, 1);
+        snprintf(line, sizeof(line), "\n%s 0-1\n", ckey);
+        ck_assert(journal_has(t, line));
+        n_fsync = 0;
+        ck_assert_int_eq(change_restore(c.l, PIN1, &e), 2);
+        change_layer_sync(c.l);
+        ck_assert_uint_ge(n_fsync, 1);                  /* the cgroup's forget (or the file's removal) */
         ck_assert_uint_eq(change_n_changed(c.l), 0);
         change_test_close(&c);
         child_reap(pid);
@@ -404,6 +469,7 @@ static Suite *workload_suite(void) {
         tcase_add_test(tc, test_keys);
         tcase_add_test(tc, test_task_affinity_restored);
         tcase_add_test(tc, test_task_affinity_replayed);
+        tcase_add_test(tc, test_task_journal_unsynced);
         tcase_add_test(tc, test_task_gone_or_reused);
         tcase_add_test(tc, test_cgroup_cpus_restored);
         tcase_add_test(tc, test_cgroup_links_refused);
