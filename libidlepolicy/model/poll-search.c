@@ -153,10 +153,23 @@ static bool idle(int64_t lp) {
  * so two 100 ms ticks can make a window look a little worse than a
  * shorter one although the next pays.  The look-ahead costs measurements
  * of longer windows where polling pays nothing; a loss beyond it
- * (nanosleep's 25 µs window: 5% more progress for 55% more CPU; ebizzy's:
- * 60% more CPU for nothing) ends the climb. */
-static bool walk_on(unsigned a, int64_t u, int64_t best_u) {
-        return a + 1 < POLL_SEARCH_ARMS && u >= best_u - POLL_SEARCH_LOOKAHEAD_Q10;
+ * (a 50 µs window losing 0.7 log2 to none) ends the climb.  Past the
+ * shortest window, 25 µs, the look-ahead reaches as far as hopeless: it
+ * is the window a program's idle periods most often just outlast, so
+ * that it polls, catches nothing and halts anyway.  pgbench-ro, one
+ * client, idles about 60 µs at a time: its 25 µs window lost to no
+ * polling by 0.35–0.52 log2 in 3 climbs of 30 (by 0.52 over four ticks:
+ * no noise, a regime), where 50 µs triples its progress (bench/results/
+ * live-pgbench-15 and live-pgbench-15-v2).  A program where polling
+ * pays nothing (nanosleep's 25 µs window: 5% more progress for 55% more
+ * CPU, 0.48 lost; ebizzy's: 60% more CPU for nothing, 0.5) pays one
+ * hopeless tick of the 50 µs window for it, once a climb: a probe
+ * (climbing false) keeps the look-ahead, as it comes back every few
+ * seconds. */
+static bool walk_on(unsigned a, int64_t u, int64_t best_u, bool climbing) {
+        int64_t ahead = a == 1 && climbing ? POLL_SEARCH_HOPELESS_Q10 : POLL_SEARCH_LOOKAHEAD_Q10;
+
+        return a + 1 < POLL_SEARCH_ARMS && u >= best_u - ahead;
 }
 
 /* The end of a climb: holds the best arm it measured (a move, for hold(),
@@ -175,7 +188,7 @@ static void climb_step(PollSearch *ps, int64_t u) {
 
         if (a == 0 || u > ps->utility[ps->best])
                 ps->best = a;
-        if (!(a == 0 && idle(ps->log_p[0])) && walk_on(a, u, ps->utility[ps->best]))
+        if (!(a == 0 && idle(ps->log_p[0])) && walk_on(a, u, ps->utility[ps->best], true))
                 ps->arm = a + 1;
         else
                 climb_end(ps);
@@ -241,7 +254,7 @@ static void probe_step(PollSearch *ps, int64_t u) {
                 break;
         case 1:                        /* a probed arm */
                 ps->probe_visited |= 1u << a;
-                if (ps->probe_up && walk_on(a, u, ps->probe_ref))
+                if (ps->probe_up && walk_on(a, u, ps->probe_ref, false))
                         ps->arm = a + 1;
                 else if (!ps->probe_up && a > 0)
                         ps->arm = 0;            /* downwards: the arm below, then no polling */

@@ -27,10 +27,11 @@
  * How it moves (each measurement is POLL_SEARCH_TICKS ticks under one arm;
  * fast = the caller should make the next tick short, poll_search_tick_usec):
  *   climb   from arm 0 upwards while each arm loses to the best so far by
- *           less than the look-ahead (4 margins: a 25 µs window can be no
- *           better than none on a program whose 50 µs window triples its
- *           progress, pgbench with one client); then it holds the best arm
- *           seen.  An arm whose first tick loses by more than twice the
+ *           less than the look-ahead (4 margins; past the 25 µs window
+ *           twice that, up to hopeless, in a climb, while a probe keeps
+ *           the look-ahead: a 25 µs window can lose 0.5 log2 to none
+ *           on a program whose 50 µs window triples its progress, pgbench
+ *           with one client); then it holds the best arm seen.  An arm whose first tick loses by more than twice the
  *           look-ahead is measured by that tick alone (a 200 µs window
  *           burns two CPUs).  A climb starts at the first sample and whenever the
  *           held arm's progress leaves its running mean by more
