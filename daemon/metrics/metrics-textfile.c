@@ -33,11 +33,13 @@ static int textfile_dir(const char *path, const char **ret_name, ErrorInfo *e) {
         return fd;
 }
 
-/* Replaces path with text (write_file_atomic(): a new file that nobody
- * else can have opened or linked, renamed over it; the collector reads
- * only *.prom and never sees it half written), readable by
+/* Replaces path with text (write_file_atomic_mode(): a new file that
+ * nobody else can have opened or linked, renamed over it; the collector
+ * reads only *.prom and never sees it half written), readable by
  * node_exporter's user whatever the daemon's umask (the unit's is 0077).
- * Returns 0 or a negative errno with e set. */
+ * Not fsync'ed: the file is rewritten every few ticks and means nothing
+ * after a reboot, and two fsyncs a write on a busy disk would hold up the
+ * tick and the bus.  Returns 0 or a negative errno with e set. */
 static int textfile_replace(const char *path, const char *text, ErrorInfo *e) {
         _cleanup_close_ int dir_fd = -1;
         const char *name = NULL;
@@ -46,7 +48,7 @@ static int textfile_replace(const char *path, const char *text, ErrorInfo *e) {
         dir_fd = textfile_dir(path, &name, e);
         if (dir_fd < 0)
                 return dir_fd;
-        r = write_file_atomic_mode(dir_fd, name, text, 0644);
+        r = write_file_atomic_mode(dir_fd, name, text, 0644, false);
         return r < 0 ? errinfo_set(e, r, "%s", strerror(-r)) : 0;
 }
 

@@ -168,11 +168,11 @@ void new_file_done(NewFile *f, int dir_fd) {
 
 /* Returns 0 or a negative errno. */
 int write_file_atomic(int dir_fd, const char *name, const char *text) {
-        return write_file_atomic_mode(dir_fd, name, text, 0);
+        return write_file_atomic_mode(dir_fd, name, text, 0, true);
 }
 
 /* Returns 0 or a negative errno. */
-int write_file_atomic_mode(int dir_fd, const char *name, const char *text, mode_t mode) {
+int write_file_atomic_mode(int dir_fd, const char *name, const char *text, mode_t mode, bool sync) {
         NewFile f = NEW_FILE_NULL;
         int r;
 
@@ -180,14 +180,14 @@ int write_file_atomic_mode(int dir_fd, const char *name, const char *text, mode_
         if (r < 0)
                 return r;
         r = write_all(f.fd, text, strlen(text));
-        if (r >= 0 && fsync(f.fd) < 0)
+        if (r >= 0 && sync && fsync(f.fd) < 0)
                 r = -errno;
         if (r >= 0)
                 r = new_file_publish(&f, dir_fd, name);
         new_file_done(&f, dir_fd);
         if (r < 0)
                 return r;
-        return fsync(dir_fd) < 0 ? -errno : 0;
+        return sync && fsync(dir_fd) < 0 ? -errno : 0;
 }
 
 /* Returns 0 or a negative errno. */

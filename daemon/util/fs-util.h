@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdbool.h>
+
 /* File system helpers of the daemon's own directories (the runtime and
  * state directories, the metrics textfile's; opened with safe_dir_open(),
  * safe-dir.h): creating them, making and replacing a file there without
@@ -60,8 +62,11 @@ void new_file_test_disable(unsigned what);
 int write_file_atomic(int dir_fd, const char *name, const char *text);
 
 /* The same, the file given mode (0: 0644 less the umask) whatever the
- * umask, before the rename. */
-int write_file_atomic_mode(int dir_fd, const char *name, const char *text, mode_t mode);
+ * umask, before the rename; without sync neither fsync: a reader never
+ * sees the file half written, but a crash of the machine may leave the old
+ * text or none (a file rewritten every few seconds that nobody needs after
+ * a reboot: the metrics textfile). */
+int write_file_atomic_mode(int dir_fd, const char *name, const char *text, mode_t mode, bool sync);
 
 /* Splits path for the fileio helpers: an absolute path becomes "/" (opened
  * into *ret_dir_fd, to be closed) and the rest (*ret_rel points into path,

@@ -200,8 +200,18 @@ static void assert_content(const char *path, const char *want) {
         ck_assert_str_eq(buf, want);
 }
 
+/* The fsync calls (the test links with -Wl,--wrap=fsync). */
+int __real_fsync(int fd);
+int __wrap_fsync(int fd);
+static unsigned n_fsync;
+
+int __wrap_fsync(int fd) {
+        n_fsync++;
+        return __real_fsync(fd);
+}
+
 /* One write_file_atomic_mode() beside planted entries, with the
- * fallbacks disabled as asked. */
+ * fallbacks disabled as asked; with sync two fsyncs, without none. */
 static void write_beside_planted(unsigned disabled) {
         char base[256], victim[300], p[320];
         struct stat st;
@@ -220,10 +230,13 @@ static void write_beside_planted(unsigned disabled) {
         ck_assert_int_eq(symlinkat(victim, dir_fd, "h.prom"), 0);
         new_file_test_disable(disabled);
         old_umask = umask(0077);
-        ck_assert_int_eq(write_file_atomic_mode(dir_fd, "f.prom", "one\n", 0644), 0);
-        ck_assert_int_eq(write_file_atomic_mode(dir_fd, "g.prom", "two\n", 0644), 0);
-        ck_assert_int_eq(write_file_atomic_mode(dir_fd, "h.prom", "three\n", 0644), 0);
-        ck_assert_int_eq(write_file_atomic_mode(dir_fd, "h.prom", "four\n", 0644), 0);
+        n_fsync = 0;
+        ck_assert_int_eq(write_file_atomic_mode(dir_fd, "f.prom", "one\n", 0644, true), 0);
+        ck_assert_uint_eq(n_fsync, 2);                  /* the file and the directory */
+        ck_assert_int_eq(write_file_atomic_mode(dir_fd, "g.prom", "two\n", 0644, false), 0);
+        ck_assert_int_eq(write_file_atomic_mode(dir_fd, "h.prom", "three\n", 0644, false), 0);
+        ck_assert_int_eq(write_file_atomic_mode(dir_fd, "h.prom", "four\n", 0644, false), 0);
+        ck_assert_uint_eq(n_fsync, 2);                  /* none without sync (the metrics textfile) */
         umask(old_umask);
         new_file_test_disable(0);
         snprintf(p, sizeof(p), "%s/d2/h.prom", base);
