@@ -16,6 +16,7 @@
 #include "change-test.h"
 #include "cpuset.h"
 #include "fileio.h"
+#include "fsync-count.h"
 #include "knob-cgroup.h"
 #include "knob-irq.h"
 #include "knob-task.h"
@@ -137,16 +138,6 @@ START_TEST(test_task_affinity_restored) {
         child_reap(pid);
 }
 END_TEST
-
-/* The daemon's fsync calls (the test links with -Wl,--wrap=fsync). */
-int __real_fsync(int fd);
-int __wrap_fsync(int fd);
-static unsigned n_fsync;
-
-int __wrap_fsync(int fd) {
-        n_fsync++;
-        return __real_fsync(fd);
-}
 
 static bool journal_has(const FakeTree *t, const char *line) {
         _cleanup_free_ char *text = NULL;

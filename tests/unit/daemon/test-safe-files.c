@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "fs-util.h"
+#include "fsync-count.h"
 #include "safe-dir.h"
 #include "unit.h"
 
@@ -198,16 +199,6 @@ static void assert_content(const char *path, const char *want) {
         ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
         fclose(f);
         ck_assert_str_eq(buf, want);
-}
-
-/* The fsync calls (the test links with -Wl,--wrap=fsync). */
-int __real_fsync(int fd);
-int __wrap_fsync(int fd);
-static unsigned n_fsync;
-
-int __wrap_fsync(int fd) {
-        n_fsync++;
-        return __real_fsync(fd);
 }
 
 /* One write_file_atomic_mode() beside planted entries, with the
