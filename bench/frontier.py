@@ -153,13 +153,15 @@ def _half_range(vals):
     return (max(vals) - min(vals)) / 2 if len(vals) >= 2 else 0.0
 
 
-def program(cells, stock, profiles, base='stock', polling='poll-only', cpu_tolerance=0.02):
+def program(cells, stock, profiles, base='stock', polling='poll-only', cpu_tolerance=0.02, twins=None):
     """One program's frontier and every profile's place against it.
 
     cells: {config: summary cell (score, cpu_s, scores, cpus, rounds,
     higher_is_better)}.  Returns a dict with the stock points, the hull,
     polling's gain, the noise (the median half-range of the stock
-    settings' goodness over the rounds), whether anything is to gain
+    settings' goodness over the rounds or, when larger, the distance
+    between the medians of an A/A pair: twins maps a configuration to the
+    stock setting it repeats with the same knobs), whether anything is to gain
     (polling's gain above twice the noise and above 2% of the stock
     score), and per profile judge()'s verdict; where nothing is to gain,
     the verdict is the profile's CPU against the best stock CPU (within
@@ -174,14 +176,21 @@ def program(cells, stock, profiles, base='stock', polling='poll-only', cpu_toler
                 stock_rounds.setdefault(rnd, {})[cfg] = pt
     if base not in stock_med:
         return None
-    noise = median([_half_range([goodness(v, hib) for v in (cells[c].get('scores') or [])]) for c in stock_med]) or 0.0
+    noise_stock = median([_half_range([goodness(v, hib) for v in (cells[c].get('scores') or [])])
+                          for c in stock_med]) or 0.0
+    noise_aa = 0.0
+    for twin, orig in (twins or {}).items():
+        twin_pt = _good_points(cells.get(twin), hib)[0]
+        if twin_pt and orig in stock_med:
+            noise_aa = max(noise_aa, abs(twin_pt[1] - stock_med[orig][1]))
+    noise = max(noise_stock, noise_aa)
     gain_of = (lambda pts: pts[polling][1] - pts[base][1] if polling in pts and base in pts else None)
     gain = gain_of(stock_med)
     base_good = stock_med[base][1]
     has_gain = gain is not None and gain > 2 * noise and gain > 0.02 * abs(base_good)
     best_cpu = best_stock_cpu(list(stock_med.values()), max(noise, 0.01 * abs(base_good)))
     out = {'higher_is_better': hib, 'stock': stock_med, 'hull': upper_hull(list(stock_med.values())),
-           'gain': gain, 'noise': noise, 'has_gain': has_gain, 'best_stock_cpu': best_cpu, 'profiles': {}}
+           'gain': gain, 'noise': noise, 'noise_stock': noise_stock, 'noise_aa': noise_aa, 'has_gain': has_gain, 'best_stock_cpu': best_cpu, 'profiles': {}}
     rounds = sorted(stock_rounds)
     for cfg in profiles:
         med_pt, per = _good_points(cells.get(cfg), hib)

@@ -3,8 +3,9 @@
 """bench/frontier.py on hand-made points: the upper hull of the stock
 settings (mixes of two), the reach at a CPU, the distance in % of
 polling's gain, and the verdicts (dominated only when below in the
-medians by more than the rounds' noise and in every round; the CPU
-criterion where nothing is to gain)."""
+medians by more than the rounds' noise and in every round; the noise
+raised by an A/A pair, stock run twice a round; the CPU criterion where
+nothing is to gain)."""
 import os
 import sys
 import unittest
@@ -48,6 +49,27 @@ class Frontier(unittest.TestCase):
         self.assertEqual(p['profiles']['above']['verdict'], 'undominated')
         self.assertGreater(p['profiles']['above']['distance_pct'], 0)
         self.assertEqual(p['profiles']['cheap']['verdict'], 'cheaper than any stock setting')
+
+    def test_twin_sets_the_noise(self):
+        # stock-again repeats stock's knobs: its median 8 from stock's is
+        # the noise when larger than the rounds' half-range (1), so a
+        # shortfall of 5 is within it; without the twin it is not.
+        base = {'stock': cell([100, 102], [1.0, 1.0]), 'poll-only': cell([200, 202], [9.0, 9.0]),
+                'haltpoll-50us': cell([190, 192], [5.0, 5.0]), 'short': cell([186, 187], [5.0, 5.0])}
+        stock = ['stock', 'haltpoll-50us', 'poll-only']
+        p = frontier.program(base, stock, ['short'])
+        self.assertEqual((p['noise'], p['noise_aa']), (1.0, 0.0))
+        self.assertEqual(p['profiles']['short']['verdict'], 'dominated')
+        cells = dict(base, **{'stock-again': cell([93, 94], [1.0, 1.0])})
+        p = frontier.program(cells, stock, ['short'], twins={'stock-again': 'stock'})
+        self.assertEqual((p['noise_stock'], p['noise_aa'], p['noise']), (1.0, 8.0, 8.0))
+        self.assertEqual(p['profiles']['short']['verdict'], 'below, within the noise')
+        self.assertNotIn((1.0, 94), p['hull'])                              # a twin is no stock point
+        # a twin that agrees leaves the rounds' noise
+        cells['stock-again'] = cell([101, 102], [1.0, 1.0])
+        p = frontier.program(cells, stock, ['short'], twins={'stock-again': 'stock'})
+        self.assertEqual(p['noise'], 1.0)
+        self.assertEqual(p['profiles']['short']['verdict'], 'dominated')
 
     def test_nothing_to_gain_judges_cpu(self):
         cells = {'stock': cell([1, 1], [0.10, 0.10]), 'poll-only': cell([1, 1], [2.0, 2.0]),
