@@ -190,7 +190,8 @@ def program(cells, stock, profiles, base='stock', polling='poll-only', cpu_toler
     has_gain = gain is not None and gain > 2 * noise and gain > 0.02 * abs(base_good)
     best_cpu = best_stock_cpu(list(stock_med.values()), max(noise, 0.01 * abs(base_good)))
     out = {'higher_is_better': hib, 'stock': stock_med, 'hull': upper_hull(list(stock_med.values())),
-           'gain': gain, 'noise': noise, 'noise_stock': noise_stock, 'noise_aa': noise_aa, 'has_gain': has_gain, 'best_stock_cpu': best_cpu, 'profiles': {}}
+           'gain': gain, 'noise': noise, 'noise_stock': noise_stock, 'noise_aa': noise_aa, 'has_gain': has_gain,
+           'best_stock_cpu': best_cpu, 'profiles': {}}
     rounds = sorted(stock_rounds)
     for cfg in profiles:
         med_pt, per = _good_points(cells.get(cfg), hib)

@@ -54,8 +54,8 @@ void change_commit(ChangeLayer *l);
 /* Frees every entry and pending forget (the file is left alone). */
 void change_entries_reset(ChangeLayer *l);
 
-/* Whether key's journal lines need an fsync: its knob is not ephemeral
- * (knob-type.h; a key no type takes is synced). */
+/* Whether key's journal lines need an fsync: knob_type_synced() of the
+ * type that takes it (a key no type takes is synced). */
 bool change_key_synced(const ChangeLayer *l, const char *key);
 
 /* Drops the pending forgets without writing them. */

@@ -103,7 +103,7 @@ static int record_originals(ChangeSet *s, ErrorInfo *e) {
                         continue;
                 recs[n++] = (RestoreRecord) { w->key, w->old };
                 w->recorded = true;
-                sync = sync || !w->addr.type || !w->addr.type->ephemeral;
+                sync = sync || knob_type_synced(w->addr.type);
         }
         if (n == 0)
                 return 0;

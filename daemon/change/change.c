@@ -239,7 +239,7 @@ void change_forgets_discard(ChangeLayer *l) {
 bool change_key_synced(const ChangeLayer *l, const char *key) {
         KnobAddr a;
 
-        return knob_parse_key(l->types, l->env, key, &a) < 0 || !a.type->ephemeral;
+        return knob_type_synced(knob_parse_key(l->types, l->env, key, &a) < 0 ? NULL : a.type);
 }
 
 void change_commit(ChangeLayer *l) {

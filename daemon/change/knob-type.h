@@ -109,6 +109,12 @@ struct KnobType {
         const char *kept_noun, *kept_why;
 };
 
+/* Whether a knob of type (NULL: of no known type) needs its journal lines
+ * fsync'ed: it is not ephemeral. */
+static inline bool knob_type_synced(const KnobType *type) {
+        return !type || !type->ephemeral;
+}
+
 /* The daemon's knob types (knob-types.c), NULL-terminated. */
 extern const KnobType *const knob_types_default[];
 

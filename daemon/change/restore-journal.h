@@ -23,9 +23,9 @@
  * is gone).  The caller says when no fsync is needed (sync false): records
  * and forgets of knobs that die with the machine whatever the root (a
  * thread's affinity) need only the page cache, which outlives the daemon's
- * crash; a disk that stalls then delays no pin.  When the file has grown to several times what is live it is
- * rewritten (atomically, by rename) with the live records only; it is
- * deleted when nothing is left.  Version 1 files (records only) read the
+ * crash; a disk that stalls then delays no pin.  When the file has grown
+ * to several times what is live it is rewritten (atomically, by rename)
+ * with the live records only; it is deleted when nothing is left.  Version 1 files (records only) read the
  * same. */
 
 #include <stdbool.h>

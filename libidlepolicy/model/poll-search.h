@@ -31,9 +31,9 @@
  *           twice that, up to hopeless, in a climb, while a probe keeps
  *           the look-ahead: a 25 µs window can lose 0.5 log2 to none
  *           on a program whose 50 µs window triples its progress, pgbench
- *           with one client); then it holds the best arm seen.  An arm whose first tick loses by more than twice the
- *           look-ahead is measured by that tick alone (a 200 µs window
- *           burns two CPUs).  A climb starts at the first sample and whenever the
+ *           with one client); then it holds the best arm seen.  An arm
+ *           whose first tick loses by more than twice the look-ahead is
+ *           measured by that tick alone (a 200 µs window burns two CPUs).  A climb starts at the first sample and whenever the
  *           held arm's progress leaves its running mean by more
  *           than a factor 2 for 150 ms in a row (a program started or
  *           stopped; one 100 ms tick out is a program's own jitter).  A
