@@ -5,7 +5,7 @@ settings (mixes of two), the reach at a CPU, the distance in % of
 polling's gain, and the verdicts (dominated only when below in the
 medians by more than the rounds' noise and in every round; the noise
 raised by an A/A pair, stock run twice a round; the CPU criterion where
-nothing is to gain)."""
+nothing is to gain, with the CPU's own noise and the daemon's own CPU)."""
 import os
 import sys
 import unittest
@@ -80,6 +80,37 @@ class Frontier(unittest.TestCase):
         self.assertEqual(p['best_stock_cpu'], 0.08)
         self.assertTrue(p['profiles']['close']['verdict'].startswith('within 2%'))
         self.assertIn('above the best stock CPU', p['profiles']['costly']['verdict'])
+
+    def test_nothing_to_gain_within_the_cpu_noise(self):
+        # identical knobs land 20% apart (stock's and menu's rounds: 0.08 to
+        # 0.12, a half-range of 20% of their median; polling only's spread
+        # is not the CPU's noise): 10% above the best stock CPU
+        # is within the noise, and passes where the daemon's own CPU is
+        # within 2% of it; not with 3% of its own, nor with none measured
+        # (a fixed setting), nor beyond the noise
+        cells = {'stock': cell([1, 1, 1], [0.08, 0.10, 0.12]), 'poll-only': cell([1, 1, 1], [2.0, 2.0, 2.0]),
+                 'menu': cell([1, 1, 1], [0.08, 0.10, 0.12]),
+                 'light': dict(cell([1, 1, 1], [0.11, 0.11, 0.11]), daemon_cpu_s=0.0015),
+                 'heavy': dict(cell([1, 1, 1], [0.11, 0.11, 0.11]), daemon_cpu_s=0.003),
+                 'fixed': cell([1, 1, 1], [0.11, 0.11, 0.11]),
+                 'far': dict(cell([1, 1, 1], [0.13, 0.13, 0.13]), daemon_cpu_s=0.0015)}
+        p = frontier.program(cells, ['stock', 'menu', 'poll-only'], ['light', 'heavy', 'fixed', 'far'])
+        self.assertFalse(p['has_gain'])
+        self.assertEqual(p['best_stock_cpu'], 0.10)
+        self.assertAlmostEqual(p['cpu_noise_pct'], 20.0)
+        self.assertAlmostEqual(p['profiles']['light']['own_pct'], 1.5)
+        self.assertTrue(p['profiles']['light']['verdict'].startswith('within 2% as measured'))
+        self.assertIn('above the best stock CPU', p['profiles']['heavy']['verdict'])
+        self.assertIn('above the best stock CPU', p['profiles']['fixed']['verdict'])
+        self.assertIn('above the best stock CPU', p['profiles']['far']['verdict'])
+        # an A/A pair further apart than the rounds raises the CPU noise
+        cells['menu'] = cells['stock'] = cell([1, 1, 1], [0.10, 0.10, 0.10])
+        p = frontier.program(cells, ['stock', 'menu', 'poll-only'], ['light'])
+        self.assertIn('above the best stock CPU', p['profiles']['light']['verdict'])
+        cells['stock-again'] = cell([1, 1, 1], [0.115, 0.115, 0.115])
+        p = frontier.program(cells, ['stock', 'menu', 'poll-only'], ['light'], twins={'stock-again': 'stock'})
+        self.assertAlmostEqual(p['cpu_noise_aa_pct'], 15.0)
+        self.assertTrue(p['profiles']['light']['verdict'].startswith('within 2% as measured'))
 
     def test_lower_is_better(self):
         cells = {'stock': cell([80, 80], [0.05, 0.05], False), 'poll-only': cell([40, 40], [9.0, 9.0], False),
