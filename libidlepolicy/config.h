@@ -12,7 +12,7 @@
  *     "consolidation_exit_util": 50, "consolidation_hysteresis": 10,
  *     "consolidation_headroom": 25, "consolidation_headroom_level2": 10,
  *     "consolidation_shrink_ticks": 5, "follow_power_profiles": false,
- *     "poll_search_tick_usec": 100000, "quiet_full_tick_usec": 4000000,
+ *     "poll_search_tick_usec": 50000, "quiet_full_tick_usec": 4000000,
  *     "quiet_tick_usec": 2000000 }
  *
  * Every key is optional; unknown keys and bad values are rejected with the
@@ -27,7 +27,17 @@
 #define CONFIG_TICK_USEC_MIN 10000ULL            /* 10 ms */
 #define CONFIG_TICK_USEC_MAX 3600000000ULL       /* 1 h */
 #define CONFIG_TICK_USEC_DEFAULT 1000000ULL      /* 1 s */
-#define CONFIG_SEARCH_TICK_USEC_DEFAULT 100000ULL /* 100 ms: the poll search's short ticks */
+/* 50 ms: the poll search's short ticks.  A measurement is 2 ticks, so a
+ * climb through the five settings takes about half a second, where a
+ * program that just started pays for every tick under a setting worse
+ * than the one the climb ends at (pgbench-ro, one client: a third of the
+ * progress without polling and at 25 us).  At 100 ms, bench/live's
+ * pgbench-ro made 25273 tps against 30487 at 50 ms (medians of 5 rounds,
+ * bench/results/live-search-tick-50ms.md); the daemon ticks as many times
+ * a climb or probe either way, each measurement is noisier, and the
+ * probes' statistics (POLL_SEARCH_PROBES_MIN, twice the standard error)
+ * carry that. */
+#define CONFIG_SEARCH_TICK_USEC_DEFAULT 50000ULL
 /* While the machine is quiet the ticks are light (quiet-tick.h): a full one
  * comes at least this often; 0 = every tick is full. */
 #define CONFIG_QUIET_FULL_TICK_USEC_DEFAULT 4000000ULL /* 4 s */

@@ -36,7 +36,7 @@
  *           measured by that tick alone (a 200 µs window burns two CPUs).  A climb starts at the first sample and whenever the
  *           held arm's progress leaves its running mean by more
  *           than a factor 2 for 150 ms in a row (a program started or
- *           stopped; one 100 ms tick out is a program's own jitter).  A
+ *           stopped; one or two 50 ms ticks out are a program's own jitter).  A
  *           machine that makes under POLL_SEARCH_ACTIVE context switches a
  *           second has nothing a poll could catch: it holds no polling at
  *           once, and is not probed (a program starting in the middle of a
@@ -83,7 +83,7 @@
                                         * walked to that loses by more is its measurement */
 #define POLL_SEARCH_CHANGE_Q10 1024    /* log2 2 in Q10 */
 #define POLL_SEARCH_CHANGE_US 150000u  /* time in a row beyond it that makes a change:
-                                        * two 100 ms ticks, one of 500 ms */
+                                        * three 50 ms ticks, one of 500 ms */
 #define POLL_SEARCH_ACTIVE 2000u       /* context switches per second below which there is
                                         * nothing to poll for: no polling, no climb, no probe */
 #define POLL_SEARCH_WAIT_TICKS 4       /* samples in a row under another arm before the one asked for is given up */

@@ -63,7 +63,7 @@ START_TEST(test_defaults) {
         ck_assert_int_eq(c.calibrate_on_first_start, -1);
         ck_assert_uint_eq(c.governor_hold_usec, CONFIG_GOVERNOR_HOLD_USEC_DEFAULT);
         ck_assert_uint_eq(c.sample_files_per_tick, CONFIG_SAMPLE_FILES_PER_TICK_DEFAULT);
-        ck_assert_uint_eq(c.poll_search_tick_usec, 100000);
+        ck_assert_uint_eq(c.poll_search_tick_usec, 50000);
         c = parse_ok("{}");
         ck_assert_uint_eq(c.tick_usec, CONFIG_TICK_USEC_DEFAULT);
         ck_assert_str_eq(c.runtime_directory, RUNTIME_DIR);
