@@ -99,13 +99,16 @@ def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_medi
     distance is not measured in % of a gain and the verdict is left to the
     caller's CPU criterion.  Returns a dict: distance_pct (medians),
     rounds_pct (per round), min_pct, max_pct, reach (goodness at the
-    profile's CPU), shortfall (reach - goodness, medians), verdict
+    profile's CPU), shortfall (reach - goodness, medians), rounds_shortfall
+    (the same per round, against that round's stock points), verdict
     ("undominated", "below, within the noise", "dominated", "cheaper than
     any stock setting", or None)."""
     d = distance_pct(stock_medians, profile_median[0], profile_median[1], gain_median) if profile_median else None
-    rounds = []
+    rounds, short_rounds = [], []
     for pts, prof, g in zip(stock_rounds, profile_rounds, gain_rounds):
         rounds.append(None if prof is None or not pts else distance_pct(pts, prof[0], prof[1], g))
+        r_round = None if prof is None or not pts else reach(pts, prof[0])
+        short_rounds.append(None if r_round is None else r_round - prof[1])
     lo, hi = spread(rounds)
     r = reach(stock_medians, profile_median[0]) if profile_median else None
     shortfall = None if r is None or profile_median is None else r - profile_median[1]
@@ -120,7 +123,7 @@ def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_medi
     else:
         verdict = 'undominated'
     return {'distance_pct': d, 'rounds_pct': rounds, 'min_pct': lo, 'max_pct': hi, 'reach': r, 'shortfall': shortfall,
-            'verdict': verdict}
+            'rounds_shortfall': short_rounds, 'verdict': verdict}
 
 
 def best_stock_cpu(stock_medians, tolerance):
@@ -186,6 +189,16 @@ def cpu_verdict(over_pct, noise_pct, own_pct, tolerance_pct):
     return f'{over_pct:.0f}% above the best stock CPU'
 
 
+def score_lost(j, noise):
+    """Whether a profile judged by judge() (j) lost score to the stock
+    settings where polling gains nothing: below what they reach at its CPU
+    on the medians by more than noise, and in every round.  Nothing to gain
+    is no licence to lose: a program slower under a profile than under any
+    stock setting at its CPU is dominated whatever the CPU."""
+    rounds = [x for x in j.get('rounds_shortfall') or [] if x is not None]
+    return j.get('shortfall') is not None and j['shortfall'] > noise and bool(rounds) and min(rounds) > 0
+
+
 def program(cells, stock, profiles, base='stock', polling='poll-only', cpu_tolerance=0.02, twins=None):
     """One program's frontier and every profile's place against it.
 
@@ -197,7 +210,8 @@ def program(cells, stock, profiles, base='stock', polling='poll-only', cpu_toler
     stock setting it repeats with the same knobs), whether anything is to gain
     (polling's gain above twice the noise and above 2% of the stock
     score), and per profile judge()'s verdict; where nothing is to gain,
-    the verdict is the profile's CPU against the best stock CPU (the least
+    a profile that loses score to them (score_lost()) is dominated, and
+    otherwise the verdict is its CPU against the best stock CPU (the least
     CPU of the stock settings that lose nothing), see cpu_verdict()."""
     hib = next((c.get('higher_is_better') for c in cells.values() if c and c.get('n')), True)
     stock_med, stock_rounds = {}, {}
@@ -248,7 +262,9 @@ def program(cells, stock, profiles, base='stock', polling='poll-only', cpu_toler
         j['cpu_over_best_pct'] = 100.0 * (med_pt[0] / best_cpu - 1) if best_cpu else None
         own = (cells.get(cfg) or {}).get('daemon_cpu_s')
         j['own_pct'] = 100.0 * own / best_cpu if own is not None and best_cpu else None
-        if not has_gain:
+        if not has_gain and score_lost(j, noise):
+            j['verdict'] = 'dominated (score, nothing to gain)'
+        elif not has_gain:
             j['verdict'] = cpu_verdict(j['cpu_over_best_pct'], cpu_noise, j['own_pct'], 100 * cpu_tolerance)
         out['profiles'][cfg] = j
     return out

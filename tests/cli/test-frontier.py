@@ -112,6 +112,21 @@ class Frontier(unittest.TestCase):
         self.assertAlmostEqual(p['cpu_noise_aa_pct'], 15.0)
         self.assertTrue(p['profiles']['light']['verdict'].startswith('within 2% as measured'))
 
+    def test_nothing_to_gain_is_no_licence_to_lose(self):
+        # hackbench-like: polling gains nothing (poll-only no faster than
+        # stock), every setting burns ~8 CPU s; a profile 25% slower than
+        # what the stock settings reach at its CPU, in every round, is
+        # dominated although its CPU is within 2% of the best; one slower
+        # in one round only is not
+        cells = {'stock': cell([0.25, 0.26], [8.0, 8.1], False), 'poll-only': cell([0.25, 0.26], [8.2, 8.2], False),
+                 'menu': cell([0.25, 0.255], [7.9, 7.9], False),
+                 'slow': dict(cell([0.31, 0.32], [8.0, 8.0], False), daemon_cpu_s=0.008),
+                 'once': dict(cell([0.24, 0.33], [8.0, 8.0], False), daemon_cpu_s=0.008)}
+        p = frontier.program(cells, ['stock', 'menu', 'poll-only'], ['slow', 'once'])
+        self.assertFalse(p['has_gain'])
+        self.assertEqual(p['profiles']['slow']['verdict'], 'dominated (score, nothing to gain)')
+        self.assertTrue(p['profiles']['once']['verdict'].startswith('within 2%'))
+
     def test_lower_is_better(self):
         cells = {'stock': cell([80, 80], [0.05, 0.05], False), 'poll-only': cell([40, 40], [9.0, 9.0], False),
                  'menu': cell([72, 72], [0.05, 0.05], False), 'prof': cell([85, 86], [0.27, 0.27], False)}
