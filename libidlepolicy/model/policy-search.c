@@ -89,7 +89,8 @@ typedef struct SearchSample {
 
 static SearchSample search_sample(const PolicyStep *l, const PolicyStepInput *in) {
         SearchSample r = {
-                .s = { .arm = arm_in_force(l, in), .progress = in->d_ctxt, .interval_us = in->interval_us },
+                .s = { .arm = arm_in_force(l, in), .progress = in->d_ctxt, .interval_us = in->interval_us,
+                       .idle_known = true },
                 .complete = true,
         };
 

@@ -75,6 +75,13 @@ void poll_search_reset(PollSearch *ps) {
 static void measure_reset(PollSearch *ps) {
         ps->ticks = 0;
         ps->acc_u = ps->acc_p = 0;
+        ps->acc_saturated = 0;
+}
+
+/* Whether the machine was saturated during s: idle under
+ * POLL_SEARCH_SATURATED_US, where the idle periods were measured. */
+static bool saturated(const PollSearchSample *s) {
+        return s->idle_known && rate(s->polled_us + s->halted_us, s->interval_us) < POLL_SEARCH_SATURATED_US;
 }
 
 /* Doubles the wait before the next probe, up to POLL_SEARCH_PROBE_TICKS_MAX. */
@@ -188,7 +195,7 @@ static void climb_step(PollSearch *ps, int64_t u) {
 
         if (a == 0 || u > ps->utility[ps->best])
                 ps->best = a;
-        if (!(a == 0 && idle(ps->log_p[0])) && walk_on(a, u, ps->utility[ps->best], true))
+        if (!(a == 0 && (idle(ps->log_p[0]) || ps->saturated[0])) && walk_on(a, u, ps->utility[ps->best], true))
                 ps->arm = a + 1;
         else
                 climb_end(ps);
@@ -273,7 +280,7 @@ static void probe_step(PollSearch *ps, int64_t u) {
  * where both exist. */
 static void hold_step(PollSearch *ps) {
         if (++ps->held < ps->probe_every ||
-            (ps->best == 0 && idle(ps->mean_log_p)))
+            (ps->best == 0 && (idle(ps->mean_log_p) || ps->last_saturated)))
                 return;
         ps->phase = POLL_SEARCH_PROBE;
         ps->probe_up = ps->best == 0 || (ps->best + 1 < POLL_SEARCH_ARMS && !ps->probe_up);
@@ -307,11 +314,13 @@ static bool measure(PollSearch *ps, int64_t lp, int64_t lc, unsigned weight) {
 
         ps->acc_p += lp;
         ps->acc_u += u;
+        ps->acc_saturated += ps->last_saturated;
         n = ++ps->ticks;
         if (n < POLL_SEARCH_TICKS && !(n == 1 && u < hopeless_below(ps)))
                 return false;
         ps->utility[a] = ps->acc_u / n;
         ps->log_p[a] = ps->acc_p / n;
+        ps->saturated[a] = ps->acc_saturated == n;
         ps->measured[a] = true;
         measure_reset(ps);
         return true;
@@ -349,11 +358,15 @@ bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight
         ps->waited = 0;
         ps->samples++;
         ps->last = *s;
+        ps->last_saturated = saturated(s);
         lp = log_progress(s);
         lc = log_burned(s);
         /* A tick of the held arm (holding, or around a probe) whose
-         * progress left its mean: the program changed, climb again. */
-        if ((ps->phase == POLL_SEARCH_HOLD || (ps->phase == POLL_SEARCH_PROBE && ps->probe_step != 1)) && moved(ps, lp, s->interval_us)) {
+         * progress left its mean: the program changed, climb again; not
+         * held at no polling on a saturated machine, whose swings are the
+         * program's own and which a climb would end where it is. */
+        if ((ps->phase == POLL_SEARCH_HOLD || (ps->phase == POLL_SEARCH_PROBE && ps->probe_step != 1)) &&
+            moved(ps, lp, s->interval_us) && !(ps->phase == POLL_SEARCH_HOLD && ps->best == 0 && ps->last_saturated)) {
                 measure_reset(ps);
                 climb_start(ps);
                 return ps->arm != before;

@@ -41,7 +41,18 @@
  *           second has nothing a poll could catch: it holds no polling at
  *           once, and is not probed (a program starting in the middle of a
  *           walk through the windows of an idle machine made the window it
- *           started under look best).
+ *           started under look best).  Nor has a saturated machine, idle
+ *           under POLL_SEARCH_SATURATED_US (a quarter of a CPU, all CPUs
+ *           together) at every tick of the measurement of no polling: a
+ *           window can burn no more than that idle time and catch no more
+ *           wakeups than there are, and the settings' measurements differ
+ *           by the program's own swings (hackbench on two CPUs: 0 to 47 ms
+ *           of idle a second, 10777 to 63087 switches a second from one
+ *           50 ms tick to the next, and a 25 µs window held by that noise
+ *           made it 25% slower than any stock setting, bench/results/
+ *           live-frontier-v5).  The climb ends at no polling; held there,
+ *           a saturated machine is not probed and its swings start no
+ *           climb.
  *   hold    the best arm; now and then a probe: a measurement of the held
  *           arm, then downwards the arm below and no polling (the cheapest
  *           arm, whatever lies between), or upwards from the one above as
@@ -86,6 +97,8 @@
                                         * three 50 ms ticks, one of 500 ms */
 #define POLL_SEARCH_ACTIVE 2000u       /* context switches per second below which there is
                                         * nothing to poll for: no polling, no climb, no probe */
+#define POLL_SEARCH_SATURATED_US 250000u /* idle CPU-µs a second (halted or polling), all CPUs
+                                          * together, below which the machine is saturated */
 #define POLL_SEARCH_WAIT_TICKS 4       /* samples in a row under another arm before the one asked for is given up */
 #define POLL_SEARCH_P0 1000u           /* context switches per second */
 #define POLL_SEARCH_C0 50000u          /* CPU-µs per second: 5% of one CPU */
@@ -109,7 +122,8 @@ typedef struct PollSearchSample {
         uint64_t burned_us;            /* CPU-µs not halted, summed over the CPUs */
         uint64_t interval_us;
         /* The idle periods, from the cpuidle counters summed over the CPUs
-         * (0 where unknown; for the log, the search does not use them): */
+         * (for the log, and polled_us + halted_us for saturated()): */
+        bool idle_known;               /* they were measured (false: all 0, unknown) */
         uint64_t polls;                /* entries into the polling state */
         uint64_t polled_us;            /* time in it */
         uint64_t halts;                /* entries into the other states */
@@ -131,6 +145,9 @@ typedef struct PollSearch {
         bool measured[POLL_SEARCH_ARMS];
         unsigned ticks;                /* ticks into the measurement under way */
         int64_t acc_u, acc_p;          /* their sums */
+        unsigned acc_saturated;        /* of them, saturated ones */
+        bool saturated[POLL_SEARCH_ARMS]; /* every tick of the arm's last measurement was saturated */
+        bool last_saturated;           /* the last sample was */
         int64_t mean_log_p;            /* Q10 running mean of the held arm's log2 progress */
         bool has_mean;
         uint64_t out_of_band_us;       /* time in a row beyond the change threshold */

@@ -464,6 +464,52 @@ START_TEST(test_idle_holds_no_polling) {
 }
 END_TEST
 
+/* A saturated machine (hackbench on two CPUs: idle a few ms a second,
+ * its switches swinging by a factor 6 from one tick to the next, whatever
+ * the window): the climb ends at no polling after measuring it, no probe
+ * comes and the swings start no climb; a program that leaves idle time
+ * (the same swings with a CPU idle) climbs on. */
+static PollSearchSample saturated_tick(unsigned arm, uint64_t idle_us, uint64_t *rng) {
+        double f = 0.2 + 1.8 * (double) next_random(rng) / 4294967296.0;
+
+        return (PollSearchSample) {
+                .arm = (int) arm,
+                .progress = (uint64_t) (60000 * f * TICK_US / 1e6),
+                .burned_us = 2 * TICK_US - idle_us,
+                .interval_us = TICK_US,
+                .idle_known = true,
+                .halts = 20,
+                .halted_us = idle_us,
+        };
+}
+
+START_TEST(test_saturated_holds_no_polling) {
+        PollSearch ps;
+        uint64_t rng = 5;
+
+        poll_search_reset(&ps);
+        for (unsigned t = 0; t < 400; t++) {
+                PollSearchSample s = saturated_tick(ps.arm, TICK_US / 50, &rng);
+
+                (void) poll_search_step(&ps, &s, WEIGHT);
+        }
+        ck_assert_uint_eq(ps.best, 0);
+        ck_assert(!ps.measured[1]);
+        ck_assert_uint_eq(ps.probes, 0);
+        ck_assert_uint_eq(ps.climbs, 1);
+        ck_assert(!ps.fast);
+        /* a CPU idle half the time (0.5 CPU, above the quarter): not
+         * saturated, the swings make it climb again */
+        for (unsigned t = 0; t < 40; t++) {
+                PollSearchSample s = saturated_tick(ps.arm, TICK_US / 2, &rng);
+
+                (void) poll_search_step(&ps, &s, WEIGHT);
+        }
+        ck_assert_uint_gt(ps.climbs, 1);
+        ck_assert(ps.measured[1]);
+}
+END_TEST
+
 /* A change is 150 ms beyond a factor 2: one 100 ms tick of a program's
  * jitter is not, two are; one 500 ms tick is. */
 START_TEST(test_change_takes_150ms) {
@@ -532,6 +578,7 @@ static Suite *search_suite(void) {
         tcase_add_test(tc, test_probe_moves);
         tcase_add_test(tc, test_fast);
         tcase_add_test(tc, test_idle_holds_no_polling);
+        tcase_add_test(tc, test_saturated_holds_no_polling);
         tcase_add_test(tc, test_change_takes_150ms);
         tcase_add_test(tc, test_climb_looks_one_arm_ahead);
         tcase_add_test(tc, test_cpu_swing_is_no_change);
