@@ -106,10 +106,12 @@ static SearchSample search_sample(const PolicyStep *l, const PolicyStepInput *in
                 }
                 halted = halted_us(&c->tick);
                 r.s.burned_us += c->tick.interval_us > halted ? c->tick.interval_us - halted : 0;
+                r.s.idle_us += halted < c->tick.interval_us ? halted : c->tick.interval_us;
                 for (unsigned k = 0; k < c->tick.n_states; k++)
                         if (c->tick.states[k].polling) {
                                 r.s.polls += c->tick.d_usage[k];
                                 r.s.polled_us += c->tick.d_time_us[k];
+                                r.s.idle_us += c->tick.d_time_us[k];
                         } else {
                                 r.s.halts += c->tick.d_usage[k];
                                 r.s.halted_us += c->tick.d_time_us[k];

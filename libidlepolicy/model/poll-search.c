@@ -81,7 +81,7 @@ static void measure_reset(PollSearch *ps) {
 /* Whether the machine was saturated during s: idle under
  * POLL_SEARCH_SATURATED_US, where the idle periods were measured. */
 static bool saturated(const PollSearchSample *s) {
-        return s->idle_known && rate(s->polled_us + s->halted_us, s->interval_us) < POLL_SEARCH_SATURATED_US;
+        return s->idle_known && rate(s->idle_us, s->interval_us) < POLL_SEARCH_SATURATED_US;
 }
 
 /* Doubles the wait before the next probe, up to POLL_SEARCH_PROBE_TICKS_MAX. */

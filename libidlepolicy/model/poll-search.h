@@ -121,9 +121,12 @@ typedef struct PollSearchSample {
         uint64_t progress;             /* context switches in the tick */
         uint64_t burned_us;            /* CPU-µs not halted, summed over the CPUs */
         uint64_t interval_us;
+        bool idle_known;               /* idle_us was measured (false: unknown) */
+        uint64_t idle_us;              /* CPU-µs idle, halted (as burned_us counts it) or
+                                        * polling, summed over the CPUs */
         /* The idle periods, from the cpuidle counters summed over the CPUs
-         * (for the log, and polled_us + halted_us for saturated()): */
-        bool idle_known;               /* they were measured (false: all 0, unknown) */
+         * (0 where unknown; for the log, the search does not use them: a
+         * halt's time is counted when it ends): */
         uint64_t polls;                /* entries into the polling state */
         uint64_t polled_us;            /* time in it */
         uint64_t halts;                /* entries into the other states */

@@ -478,8 +478,7 @@ static PollSearchSample saturated_tick(unsigned arm, uint64_t idle_us, uint64_t 
                 .burned_us = 2 * TICK_US - idle_us,
                 .interval_us = TICK_US,
                 .idle_known = true,
-                .halts = 20,
-                .halted_us = idle_us,
+                .idle_us = idle_us,
         };
 }
 
