@@ -225,11 +225,14 @@ def program(cells, stock, profiles, base='stock', polling='poll-only', cpu_toler
         return None
     noise_stock = median([_half_range([goodness(v, hib) for v in (cells[c].get('scores') or [])])
                           for c in stock_med]) or 0.0
-    noise_aa = 0.0
+    # An A/A pair: the distance between its medians, in goodness and in % of CPU.
+    noise_aa = cpu_noise_aa = 0.0
     for twin, orig in (twins or {}).items():
         twin_pt = _good_points(cells.get(twin), hib)[0]
         if twin_pt and orig in stock_med:
             noise_aa = max(noise_aa, abs(twin_pt[1] - stock_med[orig][1]))
+            if stock_med[orig][0]:
+                cpu_noise_aa = max(cpu_noise_aa, 100.0 * abs(twin_pt[0] - stock_med[orig][0]) / stock_med[orig][0])
     noise = max(noise_stock, noise_aa)
     gain_of = (lambda pts: pts[polling][1] - pts[base][1] if polling in pts and base in pts else None)
     gain = gain_of(stock_med)
@@ -240,11 +243,6 @@ def program(cells, stock, profiles, base='stock', polling='poll-only', cpu_toler
     # only burns every CPU whatever runs, and its spread says nothing of a
     # machine that halts).
     cpu_noise_stock = median([_half_range_pct(cells[c].get('cpus')) for c in stock_med if c != polling]) or 0.0
-    cpu_noise_aa = 0.0
-    for twin, orig in (twins or {}).items():
-        twin_pt = _good_points(cells.get(twin), hib)[0]
-        if twin_pt and orig in stock_med and stock_med[orig][0]:
-            cpu_noise_aa = max(cpu_noise_aa, 100.0 * abs(twin_pt[0] - stock_med[orig][0]) / stock_med[orig][0])
     cpu_noise = max(cpu_noise_stock, cpu_noise_aa)
     out = {'higher_is_better': hib, 'stock': stock_med, 'hull': upper_hull(list(stock_med.values())),
            'gain': gain, 'noise': noise, 'noise_stock': noise_stock, 'noise_aa': noise_aa, 'has_gain': has_gain,

@@ -105,8 +105,10 @@ static SearchSample search_sample(const PolicyStep *l, const PolicyStepInput *in
                         continue;
                 }
                 halted = halted_us(&c->tick);
-                r.s.burned_us += c->tick.interval_us > halted ? c->tick.interval_us - halted : 0;
-                r.s.idle_us += halted < c->tick.interval_us ? halted : c->tick.interval_us;
+                if (halted > c->tick.interval_us)
+                        halted = c->tick.interval_us;
+                r.s.burned_us += c->tick.interval_us - halted;
+                r.s.idle_us += halted;
                 for (unsigned k = 0; k < c->tick.n_states; k++)
                         if (c->tick.states[k].polling) {
                                 r.s.polls += c->tick.d_usage[k];

@@ -280,7 +280,7 @@ static void probe_step(PollSearch *ps, int64_t u) {
  * where both exist. */
 static void hold_step(PollSearch *ps) {
         if (++ps->held < ps->probe_every ||
-            (ps->best == 0 && (idle(ps->mean_log_p) || ps->last_saturated)))
+            (ps->best == 0 && (idle(ps->mean_log_p) || saturated(&ps->last))))
                 return;
         ps->phase = POLL_SEARCH_PROBE;
         ps->probe_up = ps->best == 0 || (ps->best + 1 < POLL_SEARCH_ARMS && !ps->probe_up);
@@ -314,7 +314,7 @@ static bool measure(PollSearch *ps, int64_t lp, int64_t lc, unsigned weight) {
 
         ps->acc_p += lp;
         ps->acc_u += u;
-        ps->acc_saturated += ps->last_saturated;
+        ps->acc_saturated += saturated(&ps->last);
         n = ++ps->ticks;
         if (n < POLL_SEARCH_TICKS && !(n == 1 && u < hopeless_below(ps)))
                 return false;
@@ -358,7 +358,6 @@ bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight
         ps->waited = 0;
         ps->samples++;
         ps->last = *s;
-        ps->last_saturated = saturated(s);
         lp = log_progress(s);
         lc = log_burned(s);
         /* A tick of the held arm (holding, or around a probe) whose
@@ -366,7 +365,7 @@ bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight
          * held at no polling on a saturated machine, whose swings are the
          * program's own and which a climb would end where it is. */
         if ((ps->phase == POLL_SEARCH_HOLD || (ps->phase == POLL_SEARCH_PROBE && ps->probe_step != 1)) &&
-            moved(ps, lp, s->interval_us) && !(ps->phase == POLL_SEARCH_HOLD && ps->best == 0 && ps->last_saturated)) {
+            moved(ps, lp, s->interval_us) && !(ps->phase == POLL_SEARCH_HOLD && ps->best == 0 && saturated(&ps->last))) {
                 measure_reset(ps);
                 climb_start(ps);
                 return ps->arm != before;

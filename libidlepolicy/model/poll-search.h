@@ -150,7 +150,6 @@ typedef struct PollSearch {
         int64_t acc_u, acc_p;          /* their sums */
         unsigned acc_saturated;        /* of them, saturated ones */
         bool saturated[POLL_SEARCH_ARMS]; /* every tick of the arm's last measurement was saturated */
-        bool last_saturated;           /* the last sample was */
         int64_t mean_log_p;            /* Q10 running mean of the held arm's log2 progress */
         bool has_mean;
         uint64_t out_of_band_us;       /* time in a row beyond the change threshold */
