@@ -106,8 +106,12 @@ def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_medi
     d = distance_pct(stock_medians, profile_median[0], profile_median[1], gain_median) if profile_median else None
     rounds, short_rounds = [], []
     for pts, prof, g in zip(stock_rounds, profile_rounds, gain_rounds):
-        rounds.append(None if prof is None or not pts else distance_pct(pts, prof[0], prof[1], g))
-        r_round = None if prof is None or not pts else reach(pts, prof[0])
+        if prof is None or not pts:
+            rounds.append(None)
+            short_rounds.append(None)
+            continue
+        rounds.append(distance_pct(pts, prof[0], prof[1], g))
+        r_round = reach(pts, prof[0])
         short_rounds.append(None if r_round is None else r_round - prof[1])
     lo, hi = spread(rounds)
     r = reach(stock_medians, profile_median[0]) if profile_median else None

@@ -84,6 +84,12 @@ static bool saturated(const PollSearchSample *s) {
         return s->idle_known && rate(s->idle_us, s->interval_us) < POLL_SEARCH_SATURATED_US;
 }
 
+/* Whether the best arm is no polling and the last tick was saturated:
+ * held there, no probe comes and the program's swings start no climb. */
+static bool none_saturated(const PollSearch *ps) {
+        return ps->best == 0 && saturated(&ps->last);
+}
+
 /* Doubles the wait before the next probe, up to POLL_SEARCH_PROBE_TICKS_MAX. */
 static void probe_wait_lengthen(PollSearch *ps) {
         ps->probe_every = 2 * ps->probe_every < POLL_SEARCH_PROBE_TICKS_MAX ? 2 * ps->probe_every :
@@ -280,7 +286,7 @@ static void probe_step(PollSearch *ps, int64_t u) {
  * where both exist. */
 static void hold_step(PollSearch *ps) {
         if (++ps->held < ps->probe_every ||
-            (ps->best == 0 && (idle(ps->mean_log_p) || saturated(&ps->last))))
+            (ps->best == 0 && idle(ps->mean_log_p)) || none_saturated(ps))
                 return;
         ps->phase = POLL_SEARCH_PROBE;
         ps->probe_up = ps->best == 0 || (ps->best + 1 < POLL_SEARCH_ARMS && !ps->probe_up);
@@ -365,7 +371,7 @@ bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight
          * held at no polling on a saturated machine, whose swings are the
          * program's own and which a climb would end where it is. */
         if ((ps->phase == POLL_SEARCH_HOLD || (ps->phase == POLL_SEARCH_PROBE && ps->probe_step != 1)) &&
-            moved(ps, lp, s->interval_us) && !(ps->phase == POLL_SEARCH_HOLD && ps->best == 0 && saturated(&ps->last))) {
+            moved(ps, lp, s->interval_us) && !(ps->phase == POLL_SEARCH_HOLD && none_saturated(ps))) {
                 measure_reset(ps);
                 climb_start(ps);
                 return ps->arm != before;
