@@ -54,22 +54,17 @@ static int arm_in_force(const PolicyStep *l, const PolicyStepInput *in) {
  * same idle time may differ by. */
 #define PROCSTAT_SLACK_US 20000u
 
-/* The time t's CPU spent halted (in a non-polling state) during the tick.
- * The states' time counters are exact but add a period when it ends: a
- * long halt still running at the sample (an idle CPU, the tick stopped)
- * is missing from them, and comes back whole in a later tick.
- * proc/stat's idle time includes the period running, to 10 ms: where the
- * two disagree by more than that, proc/stat's (less the polling) is
- * taken. */
-static uint64_t halted_us(const PolicyTick *t) {
-        uint64_t counted = 0, polled = 0, idle, from_stat;
+uint64_t policy_tick_halted_us(const PolicyTick *t) {
+        uint64_t counted = 0, polled = 0, halts = 0, idle, from_stat;
 
         for (unsigned k = 0; k < t->n_states; k++)
                 if (t->states[k].polling)
                         polled += t->d_time_us[k];
-                else
+                else {
                         counted += t->d_time_us[k];
-        if (t->util < 0)
+                        halts += t->d_usage[k];
+                }
+        if (t->util < 0 || halts * PROCSTAT_SLACK_US >= t->interval_us)
                 return counted;
         idle = t->interval_us - (t->interval_us * (uint64_t) (t->util > 1024 ? 1024 : t->util) >> 10);
         from_stat = idle > polled ? idle - polled : 0;
@@ -79,7 +74,7 @@ static uint64_t halted_us(const PolicyTick *t) {
 }
 
 /* The tick as a sample: the machine's context switches, the CPU time of
- * every online CPU not spent halted (halted_us()), and the idle periods
+ * every online CPU not spent halted (policy_tick_halted_us()), and the idle periods
  * the states' counters saw (entries and time, polling and not).  Not a sample
  * (complete false) when a CPU was not read at this tick. */
 typedef struct SearchSample {
@@ -104,7 +99,7 @@ static SearchSample search_sample(const PolicyStep *l, const PolicyStepInput *in
                         r.complete = false;
                         continue;
                 }
-                halted = halted_us(&c->tick);
+                halted = policy_tick_halted_us(&c->tick);
                 if (halted > c->tick.interval_us)
                         halted = c->tick.interval_us;
                 r.s.burned_us += c->tick.interval_us - halted;

@@ -188,6 +188,22 @@ void policy_system_decide(PolicyStep *l, const PolicyStepInput *in);
  * it runs (policy-search.c). */
 void policy_search_decide(PolicyStep *l, const PolicyStepInput *in);
 
+/* The time tick t's CPU spent halted (in a non-polling state).  The
+ * states' time counters are exact but add a period when it ends: a long
+ * halt still running at the sample (an idle CPU, the tick stopped) is
+ * missing from them and comes back whole in a later tick.  proc/stat's
+ * idle time includes the period running, but is sampled at the
+ * scheduler tick (CONFIG_TICK_CPU_ACCOUNTING, HZ 250 here): a program
+ * that runs in bursts shorter than a jiffy between sleeps can be missed
+ * whole (ebizzy's 0.21 CPU read as 0.02 over a 500 ms tick, and 0.75 as
+ * 0.39 over a 50 ms one, in bench/results/live-search-fixes/2-margin's logs: a
+ * 25 µs window held on that one tick).  So proc/stat (less the polling)
+ * is taken only for a CPU that halted (entered a non-polling state) less
+ * than once per PROCSTAT_SLACK_US (a running halt can then be long) and
+ * whose two readings disagree by more than that; otherwise the counters,
+ * whose error is one halt. */
+uint64_t policy_tick_halted_us(const PolicyTick *t);
+
 /* Whether cpu's plan follows the search: the search runs and the CPU is
  * under the profile that runs it. */
 bool policy_search_owns_cpu(const PolicySystem *sys, const Profile *prof);

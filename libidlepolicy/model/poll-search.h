@@ -28,15 +28,20 @@
  * fast = the caller should make the next tick short, poll_search_tick_usec):
  *   climb   from arm 0 upwards while each arm loses to the best so far by
  *           less than the look-ahead (4 margins; past the 25 µs window
- *           twice that, up to hopeless, in a climb, while a probe keeps
- *           the look-ahead: a 25 µs window can lose 0.5 log2 to none
+ *           whatever it lost by, in a climb, while a probe keeps the
+ *           look-ahead: a 25 µs window can lose 0.5 to 1.0 log2 to none
  *           on a program whose 50 µs window triples its progress, pgbench
- *           with one client); then it holds the best arm seen.  An arm
+ *           with one client); then it holds the best arm seen, a
+ *           window only where it beats no polling by more than the
+ *           margin (a tie is two ticks' noise, polling's CPU is
+ *           certain).  An arm
  *           whose first tick loses by more than twice the look-ahead is
  *           measured by that tick alone (a 200 µs window burns two CPUs).  A climb starts at the first sample and whenever the
  *           held arm's progress leaves its running mean by more
  *           than a factor 2 for 150 ms in a row (a program started or
- *           stopped; one or two 50 ms ticks out are a program's own jitter).  A
+ *           stopped; one or two 50 ms ticks out are a program's own
+ *           jitter), unless that tick is idle (below): the program
+ *           stopped, no polling is held at once.  A
  *           machine that makes under POLL_SEARCH_ACTIVE context switches a
  *           second has nothing a poll could catch: it holds no polling at
  *           once, and is not probed (a program starting in the middle of a

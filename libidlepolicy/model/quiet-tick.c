@@ -147,11 +147,15 @@ QuietTickVerdict quiet_tick_decide(const QuietTickState *st, const PolicyStep *l
         return quiet_tick_machine(before, now, interval_us, st->n_online);
 }
 
+bool quiet_tick_stretching(const QuietTickPace *p) {
+        return p->wakeable && p->quiet_full_tick_usec != 0 && p->quiet_tick_usec > p->tick_usec &&
+               p->quiet_run >= QUIET_TICK_STRETCH_AFTER;
+}
+
 uint64_t quiet_tick_next_usec(const QuietTickPace *p) {
         uint64_t next = p->quiet_tick_usec;
 
-        if (!p->wakeable || p->quiet_full_tick_usec == 0 || p->quiet_tick_usec <= p->tick_usec ||
-            p->quiet_run < QUIET_TICK_STRETCH_AFTER)
+        if (!quiet_tick_stretching(p))
                 return p->tick_usec;
         if (p->since_full_usec < p->quiet_full_tick_usec && p->quiet_full_tick_usec - p->since_full_usec < next)
                 next = p->quiet_full_tick_usec - p->since_full_usec;

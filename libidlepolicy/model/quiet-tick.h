@@ -168,3 +168,12 @@ typedef struct QuietTickPace {
  * that falls due (quiet_full_tick_usec after the last), unless that is
  * nearer than tick_usec. */
 uint64_t quiet_tick_next_usec(const QuietTickPace *p);
+
+/* Whether the quiet stretch allows long ticks at all (the run long
+ * enough, an exec wakes the caller, a long tick longer than the tick),
+ * whatever the next interval: the caller keeps its exec wake armed over
+ * the short interval before a full tick that falls due, rather than
+ * closing and opening the proc connector around it (a socket, its
+ * subscription and its end: 17 system calls twice per quiet_full_tick_usec
+ * on an idle machine). */
+bool quiet_tick_stretching(const QuietTickPace *p);

@@ -1016,6 +1016,47 @@ START_TEST(test_governor_wteo) {
 }
 END_TEST
 
+/* The halted time of a tick: the states' counters, unless the CPU
+ * entered idle rarely and proc/stat disagrees by more than its slack (a
+ * halt still running at the sample). */
+START_TEST(test_halted_counters_or_stat) {
+        PolicyTick t = {
+                .n_states = 2,
+                .states = { { .polling = true }, { .latency_us = 1 } },
+                .interval_us = 500000,
+        };
+
+        /* ebizzy on one CPU: 1300 halts of 160 us, 10 polls of 20 us,
+         * 0.21 CPU by the counters; proc/stat's tick sampling saw 0.02.
+         * Many entries: the counters hold. */
+        t.d_usage[0] = 10, t.d_time_us[0] = 200;
+        t.d_usage[1] = 1300, t.d_time_us[1] = 1300 * 160;
+        t.util = 20;                            /* 2% busy in Q10 */
+        ck_assert_uint_eq(policy_tick_halted_us(&t), 1300 * 160);
+        /* An idle CPU whose last halt runs on past the sample: 2 halts
+         * counted (120 ms), proc/stat 99% idle.  proc/stat's, less the
+         * polling. */
+        t.d_usage[0] = 0, t.d_time_us[0] = 0;
+        t.d_usage[1] = 2, t.d_time_us[1] = 120000;
+        t.util = 10;
+        ck_assert_uint_eq(policy_tick_halted_us(&t), 500000 - (500000 * 10 >> 10));
+        /* ... and within the slack: the counters. */
+        t.d_time_us[1] = 500000 - (500000 * 10 >> 10) - 15000;
+        ck_assert_uint_eq(policy_tick_halted_us(&t), 500000 - (500000 * 10 >> 10) - 15000);
+        /* No proc/stat: the counters. */
+        t.d_time_us[1] = 120000;
+        t.util = -1;
+        ck_assert_uint_eq(policy_tick_halted_us(&t), 120000);
+        /* A 50 ms tick: fewer than 3 entries is rare enough. */
+        t.interval_us = 50000;
+        t.util = 0;
+        t.d_usage[1] = 2, t.d_time_us[1] = 10000;
+        ck_assert_uint_eq(policy_tick_halted_us(&t), 50000);
+        t.d_usage[1] = 3;
+        ck_assert_uint_eq(policy_tick_halted_us(&t), 10000);
+}
+END_TEST
+
 static Suite *step_suite(void) {
         Suite *s = suite_create("policy-step");
         TCase *kvm = tcase_create("kvm"), *core = tcase_create("core"), *bugs = tcase_create("known-bugs");
@@ -1038,6 +1079,7 @@ static Suite *step_suite(void) {
         tcase_add_test(core, test_profile_switch_releases_hold);
         tcase_add_test(core, test_offline_and_changed);
         tcase_add_test(core, test_governor_wteo);
+        tcase_add_test(core, test_halted_counters_or_stat);
         suite_add_tcase(s, core);
         tcase_add_test(bugs, test_slot_beyond_input);
         tcase_add_test(bugs, test_bound_released);

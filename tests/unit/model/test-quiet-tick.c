@@ -200,6 +200,7 @@ START_TEST(test_pace) {
         for (unsigned run = 0; run < QUIET_TICK_STRETCH_AFTER; run++) {
                 p = pace(run, 0);
                 ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+                ck_assert(!quiet_tick_stretching(&p));
         }
         p = pace(QUIET_TICK_STRETCH_AFTER, 0);
         ck_assert_uint_eq(quiet_tick_next_usec(&p), LONG);
@@ -211,18 +212,25 @@ START_TEST(test_pace) {
         /* ... unless that is nearer than a tick; and one overdue. */
         p = pace(50, 3800000);
         ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        /* That short interval is still part of the stretch: the exec wake
+         * stays armed over it. */
+        ck_assert(quiet_tick_stretching(&p));
         p = pace(50, 4000000);
         ck_assert_uint_eq(quiet_tick_next_usec(&p), LONG);
         /* No exec wake, no long tick; nor with it off, no light ticks or
          * a long tick that is not longer. */
         p = pace(50, 0), p.wakeable = false;
         ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        ck_assert(!quiet_tick_stretching(&p));
         p = pace(50, 0), p.quiet_tick_usec = 0;
         ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        ck_assert(!quiet_tick_stretching(&p));
         p = pace(50, 0), p.quiet_full_tick_usec = 0;
         ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        ck_assert(!quiet_tick_stretching(&p));
         p = pace(50, 0), p.quiet_tick_usec = TICK;
         ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        ck_assert(!quiet_tick_stretching(&p));
         /* The long tick is the same whatever the pace it replaces (the
          * poll search's short one never comes with a quiet run: it only
          * runs while the search climbs or probes, which is unsettled). */
