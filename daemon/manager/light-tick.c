@@ -59,6 +59,14 @@ static void note_verdict(LightTick *t, QuietTickVerdict v) {
         t->verdict = v;
 }
 
+/* Logs why the state keeps the ticks full, when that changes (why: a
+ * static string, or NULL for a tick it did not keep full). */
+static void note_unsettled(LightTick *t, const char *why) {
+        if (why && why != t->unsettled)
+                log_debug("Full ticks: %s.", why);
+        t->unsettled = why;
+}
+
 /* Returns true for a light tick. */
 bool manager_light_tick(Manager *m, uint64_t now_usec) {
         LightTick *t = &m->light;
@@ -83,6 +91,7 @@ bool manager_light_tick(Manager *m, uint64_t now_usec) {
                 t->last_usec = now_usec;
         }
         note_verdict(t, v);
+        note_unsettled(t, v == QUIET_TICK_UNSETTLED ? quiet_tick_unsettled(&st, m->policy.loop) : NULL);
         t->decided = true;
         t->tick_verdict = v;
         t->light = v == QUIET_TICK_LIGHT;

@@ -46,6 +46,7 @@ typedef struct LightTick {
         uint64_t n_light;            /* light ticks since the start */
         bool decided;                /* this tick asked the rule (not a full one after a hotplug) */
         QuietTickVerdict tick_verdict;  /* ... and its answer */
+        const char *unsettled;       /* why the state kept the last tick full, NULL if it did not */
         unsigned quiet_run;          /* QuietTickPace.quiet_run */
         bool long_tick;              /* the next tick is a long one */
         uint64_t n_long;             /* long ticks armed since the start */

@@ -67,15 +67,20 @@ QuietTickMark quiet_tick_mark(const PolicyStep *l) {
         return (QuietTickMark) { .plan = hash_system(h, &l->sys), .search_samples = l->sys.search.samples };
 }
 
-/* A CPU whose next full tick may move its plan though nothing changes: a
- * move held back by hysteresis is made once the hold has passed; a cap
- * lifted by exploration drops again; the util rule releases only on a
- * measured tick. */
-static bool cpu_settled(const PolicyCpu *c) {
+/* Why a CPU's next full tick may move its plan though nothing changes
+ * (NULL: it will not): a move held back by hysteresis is made once the
+ * hold has passed; a cap lifted by exploration drops again; the util rule
+ * releases only on a measured tick. */
+static const char *cpu_unsettled(const PolicyCpu *c) {
         if (!c->active)
-                return true;
-        return !c->plan.exploring && !c->plan.util_active && c->plan.cap_reason != PLAN_REASON_HOLD &&
-               c->plan.floor_reason != PLAN_REASON_HOLD;
+                return NULL;
+        if (c->plan.exploring)
+                return "a CPU explores";
+        if (c->plan.util_active)
+                return "a CPU's util rule is engaged";
+        if (c->plan.cap_reason == PLAN_REASON_HOLD || c->plan.floor_reason == PLAN_REASON_HOLD)
+                return "a CPU's move is held back";
+        return NULL;
 }
 
 /* The poll search takes a quiet sample without moving when it does not
@@ -92,11 +97,18 @@ static bool search_settled(const PolicySystem *s, const QuietTickMark *before, c
         return before->search_samples == after->search_samples && before->plan == after->plan;
 }
 
+static const char *policy_unsettled(const PolicyStep *l, const QuietTickMark *before, const QuietTickMark *after) {
+        for (unsigned cpu = 0; cpu < l->n_cpus; cpu++) {
+                const char *why = cpu_unsettled(&l->cpus[cpu]);
+
+                if (why)
+                        return why;
+        }
+        return search_settled(&l->sys, before, after) ? NULL : "the poll search steps";
+}
+
 bool quiet_tick_policy_settled(const PolicyStep *l, const QuietTickMark *before, const QuietTickMark *after) {
-        for (unsigned cpu = 0; cpu < l->n_cpus; cpu++)
-                if (!cpu_settled(&l->cpus[cpu]))
-                        return false;
-        return search_settled(&l->sys, before, after);
+        return !policy_unsettled(l, before, after);
 }
 
 QuietTickVerdict quiet_tick_machine(const ProcTotals *before, const ProcTotals *now, uint64_t interval_us,
@@ -123,17 +135,35 @@ QuietTickVerdict quiet_tick_machine(const ProcTotals *before, const ProcTotals *
         return QUIET_TICK_LIGHT;
 }
 
-/* Whether the caller's side of the state is settled (quiet-tick.h). */
-static bool state_settled(const QuietTickState *st, const QuietTickMark *now) {
-        return st->has_rates && !st->knobs_written && !st->write_pending && !st->calibrating &&
-               !st->sampling_failing && !st->consolidation_pending && st->full_before.plan == st->full_after.plan &&
-               now->plan == st->full_after.plan;
+/* Why the caller's side of the state is not settled (quiet-tick.h), NULL
+ * when it is. */
+static const char *state_unsettled(const QuietTickState *st, const QuietTickMark *now) {
+        if (!st->has_rates)
+                return "no rates yet";
+        if (st->knobs_written)
+                return "a knob was written";
+        if (st->write_pending)
+                return "a write is pending";
+        if (st->calibrating)
+                return "calibrating";
+        if (st->sampling_failing)
+                return "sampling fails";
+        if (st->consolidation_pending)
+                return "consolidation counts ticks";
+        if (st->full_before.plan != st->full_after.plan || now->plan != st->full_after.plan)
+                return "the plan moved";
+        return NULL;
+}
+
+const char *quiet_tick_unsettled(const QuietTickState *st, const PolicyStep *l) {
+        QuietTickMark mark = quiet_tick_mark(l);
+        const char *why = state_unsettled(st, &mark);
+
+        return why ? why : policy_unsettled(l, &st->full_before, &st->full_after);
 }
 
 bool quiet_tick_settled(const QuietTickState *st, const PolicyStep *l) {
-        QuietTickMark mark = quiet_tick_mark(l);
-
-        return state_settled(st, &mark) && quiet_tick_policy_settled(l, &st->full_before, &st->full_after);
+        return !quiet_tick_unsettled(st, l);
 }
 
 QuietTickVerdict quiet_tick_decide(const QuietTickState *st, const PolicyStep *l, const ProcTotals *before,

@@ -124,6 +124,12 @@ QuietTickVerdict quiet_tick_machine(const ProcTotals *before, const ProcTotals *
  * tick (by the clock) to tell whether the quiet stretch goes on. */
 bool quiet_tick_settled(const QuietTickState *st, const PolicyStep *l);
 
+/* Why they are not (the first reason found: "a knob was written", "the
+ * plan moved", "a CPU's move is held back", "the poll search steps",
+ * ...), NULL when they are: what the caller logs for a full tick that the
+ * state asked for. */
+const char *quiet_tick_unsettled(const QuietTickState *st, const PolicyStep *l);
+
 /* The tick to take now: QUIET_TICK_LIGHT, or why it is full.  before is
  * the previous reading of proc/stat (light or full), now this tick's,
  * interval_us between them. */

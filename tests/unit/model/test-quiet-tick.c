@@ -141,8 +141,10 @@ START_TEST(test_state) {
         ck_assert_int_eq(decide(&t, l), QUIET_TICK_DUE);
         t = st, t.since_full_usec = 3999999;
         ck_assert_int_eq(decide(&t, l), QUIET_TICK_LIGHT);
+        ck_assert_ptr_null(quiet_tick_unsettled(&st, l));
         t = st, t.knobs_written = true;
         ck_assert_int_eq(decide(&t, l), QUIET_TICK_UNSETTLED);
+        ck_assert_str_eq(quiet_tick_unsettled(&t, l), "a knob was written");
         t = st, t.write_pending = true;
         ck_assert_int_eq(decide(&t, l), QUIET_TICK_UNSETTLED);
         t = st, t.calibrating = true;
@@ -153,9 +155,11 @@ START_TEST(test_state) {
         ck_assert_int_eq(decide(&t, l), QUIET_TICK_UNSETTLED);
         t = st, t.consolidation_pending = true;
         ck_assert_int_eq(decide(&t, l), QUIET_TICK_UNSETTLED);
+        ck_assert_str_eq(quiet_tick_unsettled(&t, l), "consolidation counts ticks");
         /* The last full tick moved the plan. */
         t = st, t.full_before.plan ^= 1;
         ck_assert_int_eq(decide(&t, l), QUIET_TICK_UNSETTLED);
+        ck_assert_str_eq(quiet_tick_unsettled(&t, l), "the plan moved");
         /* The plan moved since (a replan between ticks). */
         l->cpus[1].cap = 0;
         ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
@@ -248,12 +252,15 @@ START_TEST(test_cpus) {
 
         l->cpus[0].plan.exploring = true;
         ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
+        ck_assert_str_eq(quiet_tick_unsettled(&st, l), "a CPU explores");
         l->cpus[0].plan.exploring = false;
         l->cpus[1].plan.util_active = true;
         ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
+        ck_assert_str_eq(quiet_tick_unsettled(&st, l), "a CPU's util rule is engaged");
         l->cpus[1].plan.util_active = false;
         l->cpus[1].plan.cap_reason = PLAN_REASON_HOLD;
         ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
+        ck_assert_str_eq(quiet_tick_unsettled(&st, l), "a CPU's move is held back");
         l->cpus[1].plan.cap_reason = PLAN_REASON_MODEL;
         l->cpus[0].plan.floor_reason = PLAN_REASON_HOLD;
         ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
