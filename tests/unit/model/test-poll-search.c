@@ -471,6 +471,14 @@ START_TEST(test_probe_moves) {
 }
 END_TEST
 
+/* m's noise-free utilities into u, and a fresh search run through its
+ * first climb (40 ticks). */
+static void climb_once(const Machine *m, PollSearch *ps, int64_t u[POLL_SEARCH_ARMS], uint64_t *rng) {
+        true_utilities(m, u);
+        poll_search_reset(ps);
+        run(ps, m, 40, 0.0, rng, 0, NULL);
+}
+
 /* The 25 µs window losing beyond hopeless does not end a climb: pgbench
  * as one climb measured it (bench/results/live-search-fixes/3-halted, round
  * 3: 43553 switches a second at no polling, 26484 at 25 µs for more
@@ -485,10 +493,8 @@ START_TEST(test_climb_past_hopeless_25us) {
         PollSearch ps;
         uint64_t rng = 5;
 
-        true_utilities(&m, u);
+        climb_once(&m, &ps, u, &rng);
         ck_assert(u[1] < u[0] - POLL_SEARCH_HOPELESS_Q10);
-        poll_search_reset(&ps);
-        run(&ps, &m, 40, 0.0, &rng, 0, NULL);
         ck_assert(ps.measured[2] && ps.measured[3]);
         ck_assert_uint_eq(ps.best, u[3] > u[2] ? 3 : 2);
         ck_assert_uint_eq(ps.climbs, 1);
@@ -509,10 +515,8 @@ START_TEST(test_climb_tie_holds_no_polling) {
         PollSearch ps;
         uint64_t rng = 5;
 
-        true_utilities(&m, u);
+        climb_once(&m, &ps, u, &rng);
         ck_assert(u[2] > u[0] && u[2] < u[0] + POLL_SEARCH_MARGIN_Q10);
-        poll_search_reset(&ps);
-        run(&ps, &m, 40, 0.0, &rng, 0, NULL);
         ck_assert(ps.measured[2]);
         ck_assert_uint_eq(ps.best, 0);
         run(&ps, &m, 600, 0.0, &rng, 0, NULL);
