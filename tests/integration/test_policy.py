@@ -129,7 +129,11 @@ class Plan(T.IdlePolicyTestCase):
         self.assertEqual(len(got[0]), 5)
 
     def test_weights_shape(self):
-        self.start(mode='observe')
+        # A 1 s tick: the first read below must come before the daemon's
+        # second sample, which at the suite's 100 ms tick a loaded machine
+        # delayed past once (CI, 2026-11-28).
+        self.start_daemon(mode='observe', extra=['--tick-usec', '1000000'])
+        self.call('SetProfile', 'steady')
         self.assertEqual(list(self.cpu_prop(0, 'Weights')), [])      # no model before two samples
         with self.ticking():
             T.wait_for(lambda: len(self.cpu_prop(0, 'Weights')) == 3, what='the weights of CPU 0')
