@@ -116,6 +116,17 @@ def _idle_read(states):
     return out
 
 
+def cpu_s_between(i0, i1):
+    """CPU seconds not spent in a non-polling idle state between two
+    _idle_read()s, per CPU from the cpuidle time counters (µs) over the
+    CPU's own read times: busy + polling + the idle loop's own work,
+    without the 10 ms sampling of /proc/stat's busy time.  None without
+    cpuidle, or when the CPUs read differ (a hotplug in between)."""
+    if not i0 or set(i0) != set(i1):
+        return None
+    return sum((i1[c][0] - i0[c][0]) - (i1[c][1] - i0[c][1]) / 1e6 for c in i0)
+
+
 class CpuMeter:
     """Whole-machine CPU use between start() and stop()."""
 
@@ -133,13 +144,8 @@ class CpuMeter:
         self.i1 = _idle_read(self.states)
 
     def precise_cpu_s(self):
-        """CPU seconds not spent in a non-polling idle state, per CPU from
-        the cpuidle time counters (µs) over the CPU's own read times:
-        busy + polling + the idle loop's own work, without the 10 ms
-        sampling of /proc/stat's busy time.  None without cpuidle."""
-        if not self.i0 or set(self.i0) != set(self.i1):
-            return None
-        return sum((self.i1[c][0] - self.i0[c][0]) - (self.i1[c][1] - self.i0[c][1]) / 1e6 for c in self.i0)
+        """cpu_s_between() the start and the stop."""
+        return cpu_s_between(self.i0, self.i1)
 
     def fields(self):
         busy = (self.s1["busy"] - self.s0["busy"]) / USER_HZ

@@ -144,6 +144,7 @@ uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_us
         LightTick *t = &m->light;
         QuietTickPace p;
         uint64_t next;
+        bool stretching;
 
         t->quiet_run = tick_was_quiet(m, now_usec) ? t->quiet_run + 1 : 0;
         t->decided = false;
@@ -161,13 +162,14 @@ uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_us
                 .wakeable = !t->wake.unusable,
         };
         next = quiet_tick_next_usec(&p);
+        stretching = quiet_tick_stretching(&p);
         /* Armed for the whole quiet stretch, the short interval before a
          * full tick by the clock included (quiet_tick_stretching()); an
          * exec in it finds no long tick to cut and the wake is closed and
          * opened again at the next tick. */
-        if (quiet_tick_stretching(&p) && !exec_wake_arm(&t->wake, m->event, m->root_fd, on_exec_wake, m))
+        if (stretching && !exec_wake_arm(&t->wake, m->event, m->root_fd, on_exec_wake, m))
                 next = pace_usec;
-        else if (!quiet_tick_stretching(&p))
+        else if (!stretching)
                 exec_wake_disarm(&t->wake);
         if (next > pace_usec && !t->long_tick)
                 log_debug("Quiet for %u tick(s): the next in %" PRIu64 " ms, an exec brings it back.", t->quiet_run,

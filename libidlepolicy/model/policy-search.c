@@ -74,9 +74,10 @@ uint64_t policy_tick_halted_us(const PolicyTick *t) {
 }
 
 /* The tick as a sample: the machine's context switches, the CPU time of
- * every online CPU not spent halted (policy_tick_halted_us()), and the idle periods
- * the states' counters saw (entries and time, polling and not).  Not a sample
- * (complete false) when a CPU was not read at this tick. */
+ * every online CPU not spent halted (policy_tick_halted_us()), and the
+ * idle periods the states' counters saw (entries and time, polling and
+ * not).  Not a sample (complete false) when a CPU was not read at this
+ * tick. */
 typedef struct SearchSample {
         PollSearchSample s;
         bool complete;                  /* every online CPU was read */

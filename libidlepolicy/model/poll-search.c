@@ -106,6 +106,15 @@ static void climb_start(PollSearch *ps) {
         ps->climbs++;
 }
 
+/* Sets arm's measurement: its utility u, log2 progress lp, whether the
+ * machine was saturated throughout. */
+static void record(PollSearch *ps, unsigned arm, int64_t u, int64_t lp, bool sat) {
+        ps->utility[arm] = u;
+        ps->log_p[arm] = lp;
+        ps->saturated[arm] = sat;
+        ps->measured[arm] = true;
+}
+
 /* Holds arm, its running means starting from its last measurement. */
 static void hold(PollSearch *ps, unsigned arm) {
         if (arm != ps->best) {
@@ -308,10 +317,7 @@ static void probe_step(PollSearch *ps, int64_t u) {
  * normal pace until settled, 3.1 ms of the daemon's CPU in a 4 s idle
  * run where the others took 1.0 to 1.9). */
 static void hold_idle(PollSearch *ps, int64_t lp, int64_t u) {
-        ps->utility[0] = u;
-        ps->log_p[0] = lp;
-        ps->saturated[0] = false;
-        ps->measured[0] = true;
+        record(ps, 0, u, lp, false);
         hold(ps, 0);
 }
 
@@ -360,10 +366,7 @@ static bool measure(PollSearch *ps, int64_t lp, int64_t lc, unsigned weight) {
         if (n < POLL_SEARCH_TICKS &&
             !(n == 1 && (u < hopeless_below(ps) || (ps->phase == POLL_SEARCH_CLIMB && a == 0 && idle(lp)))))
                 return false;
-        ps->utility[a] = ps->acc_u / n;
-        ps->log_p[a] = ps->acc_p / n;
-        ps->saturated[a] = ps->acc_saturated == n;
-        ps->measured[a] = true;
+        record(ps, a, ps->acc_u / n, ps->acc_p / n, ps->acc_saturated == n);
         measure_reset(ps);
         return true;
 }

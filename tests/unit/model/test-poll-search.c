@@ -153,9 +153,8 @@ static void true_utilities(const Machine *m, int64_t u[POLL_SEARCH_ARMS]) {
  * LONG_SLEEPS 3.0% (before a climb walked on past a hopeless 25 µs
  * window: 11.4, 3.0, 6.2, 13.3, 2.9; before a window had to beat no
  * polling by the margin to be held after a climb: 11.4, 3.1, 7.8, 13.3,
- * 3.1; before the
- * climb looked past a 25 µs window losing
- * by up to hopeless: 10.6, 3.1, 7.3, 13.8, 3.0; the mean loss per tick on
+ * 3.1; before the climb looked past a 25 µs window losing by up to
+ * hopeless: 10.6, 3.1, 7.3, 13.8, 3.0; the mean loss per tick on
  * CLIFF fell from 0.054 to 0.039 log2). */
 START_TEST(test_noise) {
         enum { SEEDS = 200 };
