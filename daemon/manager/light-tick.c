@@ -48,9 +48,10 @@ static QuietTickState quiet_state(const Manager *m, uint64_t now_usec) {
 }
 
 /* Logs when light ticks begin and why they end (not every tick; not the
- * full tick that comes by the clock in a quiet stretch). */
+ * full tick that comes by the clock in a quiet stretch, nor a light one
+ * too short to tell busy). */
 static void note_verdict(LightTick *t, QuietTickVerdict v) {
-        if (v == QUIET_TICK_DUE)
+        if (v == QUIET_TICK_DUE || v == QUIET_TICK_TOO_SHORT)
                 return;
         if (v == QUIET_TICK_LIGHT && t->verdict != QUIET_TICK_LIGHT)
                 log_debug("The machine is quiet: light ticks.");
@@ -87,14 +88,18 @@ bool manager_light_tick(Manager *m, uint64_t now_usec) {
                 v = QUIET_TICK_NO_READING;
         } else {
                 v = quiet_tick_decide(&st, m->policy.loop, &t->last, &now, now_usec - t->last_usec);
-                t->last = now;
-                t->last_usec = now_usec;
+                /* Too short to tell busy: the next tick judges from the
+                 * same reference, over both intervals. */
+                if (v != QUIET_TICK_TOO_SHORT) {
+                        t->last = now;
+                        t->last_usec = now_usec;
+                }
         }
         note_verdict(t, v);
         note_unsettled(t, v == QUIET_TICK_UNSETTLED ? quiet_tick_unsettled(&st, m->policy.loop) : NULL);
         t->decided = true;
         t->tick_verdict = v;
-        t->light = v == QUIET_TICK_LIGHT;
+        t->light = v == QUIET_TICK_LIGHT || v == QUIET_TICK_TOO_SHORT;
         t->n_light += t->light;
         return t->light;
 }

@@ -16,6 +16,7 @@ static const char *const verdict_names[_QUIET_TICK_VERDICT_MAX] = {
         [QUIET_TICK_NO_READING] = "no reading",
         [QUIET_TICK_SWITCHING] = "switching",
         [QUIET_TICK_BUSY] = "busy",
+        [QUIET_TICK_TOO_SHORT] = "too short",
 };
 
 const char *quiet_tick_verdict_to_string(QuietTickVerdict v) {
@@ -126,6 +127,8 @@ QuietTickVerdict quiet_tick_machine(const ProcTotals *before, const ProcTotals *
                 return QUIET_TICK_SWITCHING;
         d_busy = now->busy_jiffies - before->busy_jiffies;
         d_total = now->total_jiffies - before->total_jiffies;
+        if (d_total < (uint64_t) QUIET_TICK_BUSY_MIN_JIFFIES * n_online)
+                return QUIET_TICK_TOO_SHORT;
         /* The busy share of the machine, and in CPUs' worth (the "cpu"
          * line sums the online CPUs' time: n_online of them). */
         busy_q10 = (unsigned __int128) d_busy * 1024;

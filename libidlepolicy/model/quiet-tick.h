@@ -67,6 +67,17 @@
  * profiles (latency), and a program that keeps one CPU busy is seen on a
  * machine of any size. */
 #define QUIET_TICK_BUSY_CPU_MAX_Q10 512u
+/* Busy is told only over at least this many jiffies per CPU (200 ms at
+ * USER_HZ 100): a reading is then within one jiffy per CPU, 5% of it,
+ * half the 10% bound.  A shorter one -- the tick 50 ms after an exec wake
+ * -- is one jiffy from 10% busy: a program's start-up (loading, linking,
+ * an interpreter's imports) reads as busy there, and a full tick taken
+ * for it samples the whole quiet stretch before it, where the util rule
+ * sees nothing.  Such a reading that switches under POLL_SEARCH_ACTIVE
+ * is QUIET_TICK_TOO_SHORT: the tick is light, its reading is not the next
+ * one's reference, and the next tick comes at the normal pace, where the
+ * machine is judged over both. */
+#define QUIET_TICK_BUSY_MIN_JIFFIES 20u
 
 /* What the policy looked like, to tell whether it moved: a hash of every
  * CPU's plan in force and the machine's decisions (quiet_tick_mark()). */
@@ -99,10 +110,13 @@ typedef enum QuietTickVerdict {
         QUIET_TICK_NO_READING,       /* no two readings of proc/stat to compare */
         QUIET_TICK_SWITCHING,        /* context switches at or above POLL_SEARCH_ACTIVE a second */
         QUIET_TICK_BUSY,             /* busy at or above the bound */
+        QUIET_TICK_TOO_SHORT,        /* not switching, too short to tell busy: light, judged
+                                      * again at the normal pace from the same reference */
         _QUIET_TICK_VERDICT_MAX,
 } QuietTickVerdict;
 
-/* "light", "off", "due", "unsettled", "no reading", "switching", "busy". */
+/* "light", "off", "due", "unsettled", "no reading", "switching", "busy",
+ * "too short". */
 const char *quiet_tick_verdict_to_string(QuietTickVerdict v);
 
 /* The mark of l now. */
@@ -114,8 +128,8 @@ QuietTickMark quiet_tick_mark(const PolicyStep *l);
 bool quiet_tick_policy_settled(const PolicyStep *l, const QuietTickMark *before, const QuietTickMark *after);
 
 /* Whether the machine was quiet from before to now, interval_us apart,
- * with n_online CPUs: QUIET_TICK_LIGHT, or NO_READING, SWITCHING or
- * BUSY. */
+ * with n_online CPUs: QUIET_TICK_LIGHT, or NO_READING, SWITCHING, BUSY or
+ * TOO_SHORT. */
 QuietTickVerdict quiet_tick_machine(const ProcTotals *before, const ProcTotals *now, uint64_t interval_us,
                                     unsigned n_online);
 

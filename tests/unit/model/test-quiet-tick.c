@@ -39,8 +39,34 @@ START_TEST(test_switches) {
         /* A rate, whatever the interval: 4 s of light ticks, 100 ms ticks. */
         ck_assert_int_eq(machine(4000000, N_CPUS, 0, 7999), QUIET_TICK_LIGHT);
         ck_assert_int_eq(machine(4000000, N_CPUS, 0, 8000), QUIET_TICK_SWITCHING);
-        ck_assert_int_eq(machine(100000, N_CPUS, 0, 199), QUIET_TICK_LIGHT);
+        ck_assert_int_eq(machine(250000, N_CPUS, 0, 499), QUIET_TICK_LIGHT);
         ck_assert_int_eq(machine(100000, N_CPUS, 0, 200), QUIET_TICK_SWITCHING);
+}
+END_TEST
+
+START_TEST(test_too_short) {
+        ProcTotals a = totals(5000, 100000, 123456), b;
+
+        /* 50 ms after an exec wake, two CPUs: 10 jiffies.  A program's
+         * start-up, one busy jiffy or all ten, is too short to tell... */
+        ck_assert_int_eq(machine(50000, N_CPUS, 1, 10), QUIET_TICK_TOO_SHORT);
+        ck_assert_int_eq(machine(50000, N_CPUS, 10, 10), QUIET_TICK_TOO_SHORT);
+        ck_assert_int_eq(machine(50000, N_CPUS, 0, 0), QUIET_TICK_TOO_SHORT);
+        /* ... but a program that switches is seen at once (2000/s). */
+        ck_assert_int_eq(machine(50000, N_CPUS, 1, 99), QUIET_TICK_TOO_SHORT);
+        ck_assert_int_eq(machine(50000, N_CPUS, 1, 100), QUIET_TICK_SWITCHING);
+        /* QUIET_TICK_BUSY_MIN_JIFFIES (20) per CPU is the line, counted in
+         * the jiffies the reading has, not in the interval asked. */
+        b = totals(a.busy_jiffies + 4, a.total_jiffies + 39, a.ctxt);
+        ck_assert_int_eq(quiet_tick_machine(&a, &b, 195000, N_CPUS), QUIET_TICK_TOO_SHORT);
+        b.total_jiffies++;
+        ck_assert_int_eq(quiet_tick_machine(&a, &b, 195000, N_CPUS), QUIET_TICK_BUSY);
+        b.busy_jiffies--;
+        ck_assert_int_eq(quiet_tick_machine(&a, &b, 195000, N_CPUS), QUIET_TICK_LIGHT);
+        /* 64 CPUs: 1280 jiffies, 200 ms. */
+        ck_assert_int_eq(machine(199000, 64, 0, 0), QUIET_TICK_TOO_SHORT);
+        ck_assert_int_eq(machine(200000, 64, 0, 0), QUIET_TICK_LIGHT);
+        ck_assert_int_eq(machine(200000, 64, 20, 0), QUIET_TICK_BUSY);
 }
 END_TEST
 
@@ -348,6 +374,7 @@ START_TEST(test_names) {
         ck_assert_str_eq(quiet_tick_verdict_to_string(QUIET_TICK_LIGHT), "light");
         ck_assert_str_eq(quiet_tick_verdict_to_string(QUIET_TICK_SWITCHING), "switching");
         ck_assert_str_eq(quiet_tick_verdict_to_string(QUIET_TICK_BUSY), "busy");
+        ck_assert_str_eq(quiet_tick_verdict_to_string(QUIET_TICK_TOO_SHORT), "too short");
         ck_assert_str_eq(quiet_tick_verdict_to_string(_QUIET_TICK_VERDICT_MAX), "?");
 }
 END_TEST
@@ -358,6 +385,7 @@ static Suite *quiet_suite(void) {
 
         tcase_add_test(tc, test_switches);
         tcase_add_test(tc, test_busy);
+        tcase_add_test(tc, test_too_short);
         tcase_add_test(tc, test_no_reading);
         tcase_add_test(tc, test_state);
         tcase_add_test(tc, test_settled);
