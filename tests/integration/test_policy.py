@@ -33,8 +33,8 @@ class Plan(T.IdlePolicyTestCase):
         # Deterministic: no exploration, move after one tick.
         P.write_profile(self, 'steady', explore_shift=0, hold_ticks=1)
 
-    def start(self, mode='enforce'):
-        self.start_daemon(mode=mode)
+    def start(self, mode='enforce', extra=()):
+        self.start_daemon(mode=mode, extra=extra)
         self.call('SetProfile', 'steady')
 
     def wait_capped(self, cpus=(0, 1)):
@@ -132,8 +132,7 @@ class Plan(T.IdlePolicyTestCase):
         # A 1 s tick: the first read below must come before the daemon's
         # second sample, which at the suite's 100 ms tick a loaded machine
         # delayed past once (CI, 2026-11-28).
-        self.start_daemon(mode='observe', extra=['--tick-usec', '1000000'])
-        self.call('SetProfile', 'steady')
+        self.start(mode='observe', extra=['--tick-usec', '1000000'])
         self.assertEqual(list(self.cpu_prop(0, 'Weights')), [])      # no model before two samples
         with self.ticking():
             T.wait_for(lambda: len(self.cpu_prop(0, 'Weights')) == 3, what='the weights of CPU 0')
