@@ -31,10 +31,15 @@
  *           whatever it lost by, in a climb, while a probe keeps the
  *           look-ahead: a 25 µs window can lose 0.5 to 1.0 log2 to none
  *           on a program whose 50 µs window triples its progress, pgbench
- *           with one client); then it holds the best arm seen, a
+ *           with one client; and past a window whose halts just outlast
+ *           it, a quarter or more of the idle periods halted for a mean
+ *           within the next window: the kernel's governor hardly polls
+ *           there, the next window polls through them); then it holds the best arm seen, a
  *           window only where it beats no polling by more than the
  *           margin (a tie is two ticks' noise, polling's CPU is
- *           certain).  An arm
+ *           certain), and a window no longer than the kernel's grow
+ *           start over a longer one only where it beats it by more than
+ *           the margin (climb_step()).  An arm
  *           whose first tick loses by more than twice the look-ahead is
  *           measured by that tick alone (a 200 µs window burns two CPUs).  A climb starts at the first sample and whenever the
  *           held arm's progress leaves its running mean by more
@@ -58,7 +63,10 @@
  *           live-frontier-v5).  The climb ends at no polling; held there,
  *           a saturated machine is not probed and its swings start no
  *           climb.
- *   hold    the best arm; now and then a probe: a measurement of the held
+ *   hold    the best arm (a window held whose ticks lose to no polling's
+ *           measurement by more than hopeless for 150 ms in a row is
+ *           measured again, a climb: window_lost()); now and then a
+ *           probe: a measurement of the held
  *           arm, then downwards the arm below and no polling (the cheapest
  *           arm, whatever lies between), or upwards from the one above as
  *           long as each loses to the held arm by less than the look-ahead
@@ -107,6 +115,9 @@
 #define POLL_SEARCH_WAIT_TICKS 4       /* samples in a row under another arm before the one asked for is given up */
 #define POLL_SEARCH_P0 1000u           /* context switches per second */
 #define POLL_SEARCH_C0 50000u          /* CPU-µs per second: 5% of one CPU */
+#define POLL_SEARCH_GROW_START_NS 50000u /* the kernel's guest_halt_poll_grow_start, which the
+                                          * daemon leaves as booted: a window no longer than it
+                                          * is fragile (climb_step()) */
 
 /* The window of each arm in ns (0: arm 0, no polling). */
 extern const uint64_t poll_search_window_ns[POLL_SEARCH_ARMS];
@@ -130,8 +141,9 @@ typedef struct PollSearchSample {
         uint64_t idle_us;              /* CPU-µs idle, halted (as burned_us counts it) or
                                         * polling, summed over the CPUs */
         /* The idle periods, from the cpuidle counters summed over the CPUs
-         * (0 where unknown; for the log, the search does not use them: a
-         * halt's time is counted when it ends): */
+         * (0 where unknown; a halt's time is counted when it ends): the
+         * search reads the halts' mean length under a window (a climb's
+         * walk, walk_on()), the rest is for the log: */
         uint64_t polls;                /* entries into the polling state */
         uint64_t polled_us;            /* time in it */
         uint64_t halts;                /* entries into the other states */
@@ -154,10 +166,13 @@ typedef struct PollSearch {
         unsigned ticks;                /* ticks into the measurement under way */
         int64_t acc_u, acc_p;          /* their sums */
         unsigned acc_saturated;        /* of them, saturated ones */
+        uint64_t acc_polls, acc_halts, acc_halted_us; /* their idle periods */
         bool saturated[POLL_SEARCH_ARMS]; /* every tick of the arm's last measurement was saturated */
+        bool outlasted[POLL_SEARCH_ARMS]; /* the arm's halts just outlast its window (outlasts()) */
         int64_t mean_log_p;            /* Q10 running mean of the held arm's log2 progress */
         bool has_mean;
         uint64_t out_of_band_us;       /* time in a row beyond the change threshold */
+        uint64_t lost_us;              /* time in a row the held window lost to no polling (window_lost()) */
         unsigned waited;               /* samples in a row not under the arm asked for */
         unsigned held;                 /* ticks held since the last climb or probe */
         unsigned probe_every;          /* ticks between probes now (every climb starts it at
