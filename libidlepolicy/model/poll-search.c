@@ -158,6 +158,16 @@ static void hold(PollSearch *ps, unsigned arm) {
         ps->fast = false;
 }
 
+/* Adds interval_us to the run *run_us while beyond holds, else ends the
+ * run: whether it lasted POLL_SEARCH_CHANGE_US (moved(), window_lost()). */
+static bool lasting(uint64_t *run_us, bool beyond, uint64_t interval_us) {
+        if (!beyond) {
+                *run_us = 0;
+                return false;
+        }
+        return (*run_us += interval_us) >= POLL_SEARCH_CHANGE_US;
+}
+
 /* Whether the log2 progress lp (Q10) left the held arm's running mean by
  * more than the change threshold for POLL_SEARCH_CHANGE_US in a row (a
  * program started or stopped; one short tick out is a program's own
@@ -168,9 +178,11 @@ static void hold(PollSearch *ps, unsigned arm) {
  * climb again every few seconds; a program that starts or stops moves
  * both. */
 static bool moved(PollSearch *ps, int64_t lp, uint64_t interval_us) {
-        if (ps->has_mean && llabs(lp - ps->mean_log_p) > POLL_SEARCH_CHANGE_Q10)
-                return (ps->out_of_band_us += interval_us) >= POLL_SEARCH_CHANGE_US;
-        ps->out_of_band_us = 0;
+        bool beyond = ps->has_mean && llabs(lp - ps->mean_log_p) > POLL_SEARCH_CHANGE_Q10;
+        bool lasted = lasting(&ps->out_of_band_us, beyond, interval_us);
+
+        if (beyond)
+                return lasted;
         if (!ps->has_mean) {
                 ps->mean_log_p = lp;
                 ps->has_mean = true;
@@ -194,11 +206,9 @@ static bool moved(PollSearch *ps, int64_t lp, uint64_t interval_us) {
  * drivers/cpuidle/poll_state.c, governors/haltpoll.c; bench/results/
  * live-outlasted, round 4).  The window is then measured again: a climb. */
 static bool window_lost(PollSearch *ps, int64_t u, uint64_t interval_us) {
-        if (ps->best == 0 || !ps->measured[0] || u >= ps->utility[0] - POLL_SEARCH_HOPELESS_Q10) {
-                ps->lost_us = 0;
-                return false;
-        }
-        return (ps->lost_us += interval_us) >= POLL_SEARCH_CHANGE_US;
+        return lasting(&ps->lost_us,
+                       ps->best > 0 && ps->measured[0] && u < ps->utility[0] - POLL_SEARCH_HOPELESS_Q10,
+                       interval_us);
 }
 
 /* Whether a machine at log2 progress lp (Q10, P0 added) makes under
@@ -490,13 +500,11 @@ bool poll_search_step(PollSearch *ps, const PollSearchSample *s, unsigned weight
                         climb_start(ps);
                 return ps->arm != before;
         }
-        if (ps->phase == POLL_SEARCH_HOLD && window_lost(ps, utility_of(lp, lc, weight), s->interval_us)) {
-                measure_reset(ps);
-                climb_start(ps);
-                return ps->arm != before;
-        }
         if (ps->phase == POLL_SEARCH_HOLD) {
-                hold_step(ps);
+                if (window_lost(ps, utility_of(lp, lc, weight), s->interval_us))
+                        climb_start(ps);
+                else
+                        hold_step(ps);
                 return ps->arm != before;
         }
         if (!measure(ps, lp, lc, weight))

@@ -34,8 +34,9 @@
  *           with one client; and past a window whose halts just outlast
  *           it, a quarter or more of the idle periods halted for a mean
  *           within the next window: the kernel's governor hardly polls
- *           there, the next window polls through them); then it holds the best arm seen, a
- *           window only where it beats no polling by more than the
+ *           there, the next window polls through them); then it holds
+ *           the best arm seen, a window only where it beats no polling
+ *           by more than the
  *           margin (a tie is two ticks' noise, polling's CPU is
  *           certain), and a window no longer than the kernel's grow
  *           start over a longer one only where it beats it by more than
