@@ -5,6 +5,7 @@
 #include "light-tick.h"
 #include "log.h"
 #include "manager.h"
+#include "manager-policy.h"
 
 /* Enforce mode: whether a knob the plan wants is not written yet, so that
  * the next full tick would write it: the last write failed (retried at
@@ -29,11 +30,16 @@ static bool consolidation_pending(const Manager *m) {
         return c && c->state.active && c->state.below_ticks > 0;
 }
 
+uint64_t manager_light_full_period_usec(const Manager *m) {
+        return m->config.quiet_full_tick_usec && m->light.full_period_usec ? m->light.full_period_usec :
+                                                                             m->config.quiet_full_tick_usec;
+}
+
 static QuietTickState quiet_state(const Manager *m, uint64_t now_usec) {
         const LightTick *t = &m->light;
 
         return (QuietTickState) {
-                .quiet_full_tick_usec = m->config.quiet_full_tick_usec,
+                .quiet_full_tick_usec = manager_light_full_period_usec(m),
                 .since_full_usec = now_usec - t->full_usec,
                 .full_before = t->full_before,
                 .full_after = t->full_after,
@@ -143,6 +149,46 @@ static bool tick_was_quiet(Manager *m, uint64_t now_usec) {
         return quiet_tick_settled(&st, m->policy.loop);
 }
 
+/* Whether the next tick follows a program's start (quiet_tick_follows():
+ * this tick's verdict, a full one after a hotplug counting as not
+ * quiet); logs when a follow starts and ends. */
+static void follow_update(LightTick *t, uint64_t now_usec, uint64_t follow_usec) {
+        QuietTickVerdict v = t->decided ? t->tick_verdict : QUIET_TICK_UNSETTLED;
+        bool was = t->following;
+
+        t->following = follow_usec != 0 && t->wake_usec != 0 &&
+                       quiet_tick_follows(t->following, v, now_usec - t->wake_usec);
+        if (t->following && !was) {
+                t->n_follows++;
+                log_debug("A program starts (%s): ticks every %" PRIu64 " ms.", quiet_tick_verdict_to_string(v),
+                          follow_usec / 1000);
+        } else if (was && !t->following)
+                log_debug("The follow of a program's start ends: %s.",
+                          v == QUIET_TICK_LIGHT ? "the machine is quiet" :
+                          follow_usec == 0  ? "the poll search left no polling" :
+                                              "its time passed");
+        if (!t->following && (follow_usec == 0 || now_usec - t->wake_usec >= QUIET_TICK_FOLLOW_USEC))
+                t->wake_usec = 0;
+}
+
+/* The full tick by the clock's next period (quiet_tick_full_period():
+ * this tick's verdict, a full one after a hotplug counting as
+ * unsettled; a full one by the clock settled when it continued the quiet
+ * run); logged when it changes. */
+static void full_period_update(Manager *m, uint64_t pace_usec) {
+        LightTick *t = &m->light;
+        uint64_t was = manager_light_full_period_usec(m);
+        bool wakeable = !t->wake.unusable && m->config.quiet_tick_usec > pace_usec;
+
+        t->full_period_usec = quiet_tick_full_period(m->config.quiet_full_tick_usec, was,
+                                                     t->decided ? t->tick_verdict : QUIET_TICK_UNSETTLED,
+                                                     t->quiet_run > 0, wakeable);
+        if (t->full_period_usec > was)
+                log_debug("Quiet: the next full tick by the clock in %" PRIu64 " ms.", t->full_period_usec / 1000);
+        else if (t->full_period_usec < was)
+                log_debug("Full ticks by the clock every %" PRIu64 " ms again.", t->full_period_usec / 1000);
+}
+
 static void on_exec_wake(void *userdata);
 
 uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_usec) {
@@ -152,6 +198,8 @@ uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_us
         bool stretching;
 
         t->quiet_run = tick_was_quiet(m, now_usec) ? t->quiet_run + 1 : 0;
+        full_period_update(m, pace_usec);
+        follow_update(t, now_usec, manager_policy_follow_tick_usec(m));
         t->decided = false;
         /* The exec wake that fired (it brought this tick, or came in the
          * short interval before a full one): closed here, armed again
@@ -161,10 +209,12 @@ uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_us
         p = (QuietTickPace) {
                 .tick_usec = pace_usec,
                 .quiet_tick_usec = m->config.quiet_tick_usec,
-                .quiet_full_tick_usec = m->config.quiet_full_tick_usec,
+                .quiet_full_tick_usec = manager_light_full_period_usec(m),
                 .since_full_usec = now_usec - t->full_usec,
                 .quiet_run = t->quiet_run,
                 .wakeable = !t->wake.unusable,
+                .following = t->following,
+                .follow_tick_usec = manager_policy_follow_tick_usec(m),
         };
         next = quiet_tick_next_usec(&p);
         stretching = quiet_tick_stretching(&p);
@@ -184,11 +234,19 @@ uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_us
         return next;
 }
 
+/* Brings a long tick back (manager_light_wake()); exec: an exec woke it,
+ * whose program's start a tick may follow. */
+static void light_wake(Manager *m, const char *why, bool exec);
+
 static void on_exec_wake(void *userdata) {
-        manager_light_wake(userdata, "A process started");
+        light_wake(userdata, "A process started", true);
 }
 
 void manager_light_wake(Manager *m, const char *why) {
+        light_wake(m, why, false);
+}
+
+static void light_wake(Manager *m, const char *why, bool exec) {
         LightTick *t = &m->light;
         uint64_t now, soon = m->config.poll_search_tick_usec < m->tick_usec ? m->config.poll_search_tick_usec
                                                                             : m->tick_usec;
@@ -201,6 +259,8 @@ void manager_light_wake(Manager *m, const char *why) {
         t->long_tick = false;
         t->quiet_run = 0;
         r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        if (exec && r >= 0)
+                t->wake_usec = now;
         /* The next tick measures from here, not over the whole long tick
          * (a program's first 100 ms of switches diluted over 2 s look
          * quiet).  Without a reading that tick is full. */
@@ -221,7 +281,9 @@ void manager_light_done(Manager *m) {
         exec_wake_disarm(&m->light.wake);
 }
 
-void light_tick_metrics(const LightTick *t, Exposition *x) {
+void light_tick_metrics(const Manager *m, Exposition *x) {
+        const LightTick *t = &m->light;
+
         exposition_family(x, "idlepolicy_light_ticks_total", EXPOSITION_COUNTER,
                           "Light ticks: the machine was quiet, only proc/stat was read (the rest of "
                           "idlepolicy_tick_duration_seconds_count are full ticks).");
@@ -237,4 +299,12 @@ void light_tick_metrics(const LightTick *t, Exposition *x) {
         exposition_family(x, "idlepolicy_exec_wakes_total", EXPOSITION_COUNTER,
                           "Long ticks cut short by a process that started (an exec).");
         exposition_u64(x, "idlepolicy_exec_wakes_total", NULL, t->wake.n_wakes);
+        exposition_family(x, "idlepolicy_follows_total", EXPOSITION_COUNTER,
+                          "Programs' starts followed: after an exec wake, ticks at poll_search_tick_usec while "
+                          "the machine is busy or switching and the poll search holds no polling.");
+        exposition_u64(x, "idlepolicy_follows_total", NULL, t->n_follows);
+        exposition_family(x, "idlepolicy_quiet_full_tick_seconds", EXPOSITION_GAUGE,
+                          "The period of the full tick by the clock while the machine is quiet: quiet_full_tick_usec, "
+                          "doubling while full ticks find nothing to do and long ticks are taken, up to 4 times it.");
+        exposition_usec(x, "idlepolicy_quiet_full_tick_seconds", NULL, manager_light_full_period_usec(m));
 }

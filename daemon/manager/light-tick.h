@@ -22,7 +22,12 @@
  * while the tick is long, or a replan from outside the tick (a profile, a
  * pin, a mode: manager_light_wake()), brings the tick back at once: the
  * next one comes min(tick, poll_search_tick_usec) later, measured from a
- * reading of proc/stat taken at the wake. */
+ * reading of proc/stat taken at the wake.  After an exec wake, a tick that
+ * finds the machine busy or switching starts a follow of the program's
+ * start (quiet-tick.h, quiet_tick_follows()): the ticks then come at the
+ * poll search's short pace while the search holds no polling.  While long
+ * ticks are taken, the full tick by the clock backs off (quiet-tick.h,
+ * quiet_tick_full_period()). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -50,6 +55,11 @@ typedef struct LightTick {
         unsigned quiet_run;          /* QuietTickPace.quiet_run */
         bool long_tick;              /* the next tick is a long one */
         uint64_t n_long;             /* long ticks armed since the start */
+        uint64_t full_period_usec;   /* the full tick by the clock's period now (quiet_tick_full_period()),
+                                      * 0 = quiet_full_tick_usec */
+        uint64_t wake_usec;          /* the last exec wake (CLOCK_MONOTONIC), 0 = none */
+        bool following;              /* the ticks follow a program's start (quiet_tick_follows()) */
+        uint64_t n_follows;          /* follows started since the start */
         ExecWake wake;
 } LightTick;
 
@@ -75,6 +85,11 @@ void manager_light_wake(Manager *m, const char *why);
 /* Closes the exec wake. */
 void manager_light_done(Manager *m);
 
-/* idlepolicy_light_ticks_total, idlepolicy_tick_light, idlepolicy_tick_long
- * and idlepolicy_exec_wakes_total. */
-void light_tick_metrics(const LightTick *t, Exposition *x);
+/* The full tick by the clock's period now: quiet_full_tick_usec, or up to
+ * QUIET_TICK_FULL_BACKOFF times it on a quiet machine with long ticks. */
+uint64_t manager_light_full_period_usec(const Manager *m);
+
+/* idlepolicy_light_ticks_total, idlepolicy_tick_light, idlepolicy_tick_long,
+ * idlepolicy_exec_wakes_total, idlepolicy_follows_total and
+ * idlepolicy_quiet_full_tick_seconds. */
+void light_tick_metrics(const Manager *m, Exposition *x);

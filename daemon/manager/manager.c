@@ -359,6 +359,8 @@ static void manager_apply_config(Manager *m, const Config *c) {
                 (void) cpuidle_sampler_set_read_budget(m->sampling->sampler, (unsigned) c->sample_files_per_tick);
                 log_info("Reading at most %" PRIu64 " counter files a tick (0: all).", c->sample_files_per_tick);
         }
+        if (c->quiet_full_tick_usec != m->config.quiet_full_tick_usec)
+                m->light.full_period_usec = 0;  /* the backoff starts again from the new period */
         if (c->quiet_full_tick_usec != m->config.quiet_full_tick_usec && c->quiet_full_tick_usec)
                 log_info("Light ticks while the machine is quiet, a full one at least every %" PRIu64 " us.",
                          c->quiet_full_tick_usec);

@@ -432,7 +432,7 @@ int metrics_format(Manager *m, uint64_t realtime_usec, char **ret, size_t *ret_l
         exposition_family(&x, "idlepolicy_tick_duration_seconds", EXPOSITION_HISTOGRAM,
                           "How long a tick (sample, plan, enforce) took.");
         exposition_histogram(&x, "idlepolicy_tick_duration_seconds", NULL, &m->metrics.tick);
-        light_tick_metrics(&m->light, &x);
+        light_tick_metrics(m, &x);
         put_cpus(&x, m);
         put_states(&x, m);
         return exposition_finish(&x, ret, ret_len);

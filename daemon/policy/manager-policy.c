@@ -236,11 +236,23 @@ void manager_policy_tick(Manager *m, uint64_t now_usec) {
                 enforce_plan(m, now_usec);
 }
 
-uint64_t manager_policy_next_tick_usec(const Manager *m) {
-        if (m->policy.loop && m->policy.mode == DAEMON_MODE_ENFORCE && policy_step_wants_fast_tick(m->policy.loop) &&
+/* The search's short tick, when pred holds of the policy step and the
+ * search writes its arms (enforce mode); 0 otherwise. */
+static uint64_t search_tick_usec(const Manager *m, bool (*pred)(const PolicyStep *l)) {
+        if (m->policy.loop && m->policy.mode == DAEMON_MODE_ENFORCE && pred(m->policy.loop) &&
             m->config.poll_search_tick_usec < m->tick_usec)
                 return m->config.poll_search_tick_usec;
-        return m->tick_usec;
+        return 0;
+}
+
+uint64_t manager_policy_next_tick_usec(const Manager *m) {
+        uint64_t fast = search_tick_usec(m, policy_step_wants_fast_tick);
+
+        return fast ? fast : m->tick_usec;
+}
+
+uint64_t manager_policy_follow_tick_usec(const Manager *m) {
+        return search_tick_usec(m, policy_step_awaits_program);
 }
 
 void manager_policy_replan(Manager *m, uint64_t now_usec) {

@@ -43,6 +43,11 @@ void manager_policy_tick(Manager *m, uint64_t now_usec);
  * window. */
 uint64_t manager_policy_next_tick_usec(const Manager *m);
 
+/* The pace of a program's start followed (quiet-tick.h,
+ * QuietTickPace.follow_tick_usec): the search's short tick while it
+ * holds no polling in enforce mode, 0 otherwise. */
+uint64_t manager_policy_follow_tick_usec(const Manager *m);
+
 /* After the online CPUs changed. */
 void manager_policy_hotplug(Manager *m);
 

@@ -26,6 +26,10 @@ bool policy_step_wants_fast_tick(const PolicyStep *l) {
         return l->sys.searching && l->sys.search.fast;
 }
 
+bool policy_step_awaits_program(const PolicyStep *l) {
+        return l->sys.searching && l->sys.search.phase == POLL_SEARCH_HOLD && l->sys.search.best == 0;
+}
+
 /* Whether this CPU takes part in the search's measurement and plan. */
 static bool cpu_searched(const PolicyStep *l, const PolicyStepInput *in, unsigned cpu) {
         return cpu < l->n_cpus && in->cpus[cpu].online && in->cpus[cpu].profile &&

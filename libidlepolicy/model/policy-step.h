@@ -211,6 +211,10 @@ bool policy_search_owns_cpu(const PolicySystem *sys, const Profile *prof);
 /* Whether the next tick should be short (the search climbs or probes). */
 bool policy_step_wants_fast_tick(const PolicyStep *l);
 
+/* Whether the search runs and holds no polling: what moves it is a
+ * program that starts (the follow of quiet-tick.h is for it). */
+bool policy_step_awaits_program(const PolicyStep *l);
+
 /* Writes the one-line explanation of c's plan into c->reason
  * (plan-reason.c).  names[k] are the states' names. */
 void plan_reason_format(PolicyCpu *c, const Profile *prof, const PolicySystem *sys, const CpuidleStateInfo *info);

@@ -180,14 +180,44 @@ QuietTickVerdict quiet_tick_decide(const QuietTickState *st, const PolicyStep *l
         return quiet_tick_machine(before, now, interval_us, st->n_online);
 }
 
+/* Whether the next tick comes at the follow pace. */
+static bool follow_paced(const QuietTickPace *p) {
+        return p->following && p->follow_tick_usec != 0 && p->follow_tick_usec < p->tick_usec;
+}
+
 bool quiet_tick_stretching(const QuietTickPace *p) {
-        return p->wakeable && p->quiet_full_tick_usec != 0 && p->quiet_tick_usec > p->tick_usec &&
+        return !follow_paced(p) && p->wakeable && p->quiet_full_tick_usec != 0 && p->quiet_tick_usec > p->tick_usec &&
                p->quiet_run >= QUIET_TICK_STRETCH_AFTER;
+}
+
+uint64_t quiet_tick_full_period(uint64_t base_usec, uint64_t period_usec, QuietTickVerdict v, bool settled,
+                                bool wakeable) {
+        uint64_t max = base_usec * QUIET_TICK_FULL_BACKOFF;
+
+        if (base_usec == 0 || !wakeable)
+                return base_usec;
+        period_usec = period_usec < base_usec ? base_usec : period_usec > max ? max : period_usec;
+        switch (v) {
+        case QUIET_TICK_LIGHT:
+        case QUIET_TICK_TOO_SHORT:
+                return period_usec;
+        case QUIET_TICK_DUE:
+                return !settled ? base_usec : 2 * period_usec < max ? 2 * period_usec : max;
+        default:
+                return base_usec;
+        }
+}
+
+bool quiet_tick_follows(bool following, QuietTickVerdict v, uint64_t since_wake_usec) {
+        return since_wake_usec < QUIET_TICK_FOLLOW_USEC && v != QUIET_TICK_LIGHT &&
+               (following || v == QUIET_TICK_SWITCHING || v == QUIET_TICK_BUSY);
 }
 
 uint64_t quiet_tick_next_usec(const QuietTickPace *p) {
         uint64_t next = p->quiet_tick_usec;
 
+        if (follow_paced(p))
+                return p->follow_tick_usec;
         if (!quiet_tick_stretching(p))
                 return p->tick_usec;
         if (p->since_full_usec < p->quiet_full_tick_usec && p->quiet_full_tick_usec - p->since_full_usec < next)

@@ -180,9 +180,63 @@ typedef struct QuietTickPace {
         unsigned quiet_run;               /* ticks in a row, this one included, that were light,
                                            * or full by the clock and settled after */
         bool wakeable;                    /* an exec wakes the caller */
+        bool following;                   /* a program's start is followed (quiet_tick_follows()) */
+        uint64_t follow_tick_usec;        /* ... at this pace (0: none, the poll search does not
+                                           * wait for a program) */
 } QuietTickPace;
 
-/* The interval to the next tick: tick_usec, or the long tick when the
+/* The full tick by the clock backs off while nothing happens.  A quiet
+ * machine's full tick is most of what the daemon costs idle: one every
+ * quiet_full_tick_usec (4 s) and a light one at each long tick came to
+ * 8-11 ms of CPU in 32 s here (/proc/PID/schedstat), where bench/live's
+ * idle program burns 0.05 CPU s per 4 s, whose 2% is 1 ms.  So where the
+ * caller takes long ticks (an exec wakes it: a program that starts is
+ * seen at once, not at a full tick), each full tick by the clock that
+ * left the state settled doubles the period to the next one, up to
+ * QUIET_TICK_FULL_BACKOFF times quiet_full_tick_usec; a light tick, or
+ * one too short to tell, keeps it; any other tick (the machine
+ * switching or busy, the state unsettled, no reading) brings it back to
+ * quiet_full_tick_usec.  What the longer period delays on a quiet
+ * machine: someone else's knob write, and the slow files, are seen up
+ * to 16 s later instead of 4 s. */
+#define QUIET_TICK_FULL_BACKOFF 4u
+
+/* The period of the full tick by the clock after a tick with verdict v
+ * (settled: the state after it, for QUIET_TICK_DUE), from period_usec;
+ * base_usec is quiet_full_tick_usec (0: no light ticks), wakeable
+ * whether an exec wakes the caller and long ticks are taken. */
+uint64_t quiet_tick_full_period(uint64_t base_usec, uint64_t period_usec, QuietTickVerdict v, bool settled,
+                                bool wakeable);
+
+/* Following a program's start.  An exec that cuts a long tick short is
+ * often a program on its way up: loading, connecting, warming up, busy
+ * without switching, before the work it serves.  pgbench, one client,
+ * in every balanced round of bench/results/live-frontier-v8-logs: the
+ * tick at the normal pace after the exec's found the machine busy (0.93
+ * CPU) and switching 640-1300 times a second, the next one 27000-32000;
+ * the poll search saw the program up to a tick after it started, and
+ * its climb began there: 27-36% of a 4 s run without polling where a
+ * fixed window polled from the program's start.  So a tick within
+ * QUIET_TICK_FOLLOW_USEC of an exec wake that finds the machine
+ * switching or busy starts a follow, and while its ticks are not light
+ * (nor past that time) the next comes at the follow pace, the poll
+ * search's short tick.  A follow tick too short to tell busy reads
+ * proc/stat alone (QUIET_TICK_TOO_SHORT); one that finds the machine
+ * switching is full at once, in the same wakeup.  An exec whose check
+ * tick finds the machine quiet (light, or too short) starts none: an
+ * idle machine pays the check tick alone, as before.  2 s: pgbench's
+ * work began 0.6-1.0 s after the first exec there (a runner, then the
+ * client, which connects); a follow costs about 3 ms of CPU a second
+ * (a full tick every 200 ms where busy takes one every tick, and light
+ * ones between).  Whether the tick
+ * after one with verdict v follows, following whether this one did,
+ * since_wake_usec after the exec wake (UINT64_MAX: none). */
+#define QUIET_TICK_FOLLOW_USEC 2000000u
+
+bool quiet_tick_follows(bool following, QuietTickVerdict v, uint64_t since_wake_usec);
+
+/* The interval to the next tick: the follow pace while following, when
+ * it is shorter than tick_usec; else tick_usec, or the long tick when the
  * run is long enough, an exec wakes the caller and quiet_tick_usec is
  * longer than tick_usec.  The long tick does not pass the full tick
  * that falls due (quiet_full_tick_usec after the last), unless that is

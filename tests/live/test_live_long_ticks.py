@@ -10,7 +10,10 @@ On a quiet machine the daemon takes long ticks (idlepolicy_long_ticks_total
 rises); a process the test starts while one is armed cuts it short
 (idlepolicy_exec_wakes_total rises by one, and the tick is no longer long
 until the machine was found quiet again); with quiet_tick_usec 0 it takes
-none.  The metrics are read through python3-dbus, which starts no process:
+none.  In enforce mode under balanced, where the poll search holds no
+polling on a quiet machine, an exec of a program that exits at once
+starts no follow of a program's start, and one of a program that keeps a
+CPU busy for 1.5 s does (idlepolicy_follows_total).  The metrics are read through python3-dbus, which starts no process:
 busctl would itself be an exec.  Nothing is asserted on time.  A machine
 that never goes quiet (another program busy: a compile, a benchmark)
 cannot show a long tick: the test skips, naming the load.
@@ -33,11 +36,17 @@ QUIET_WAIT_S = 30
 ATTEMPTS = 10
 
 
-class LongTicks(L.Live):
+# A program busy for BUSY_S without switching: a start-up (loading,
+# warming up) before the work it serves.
+BUSY_S = 1.5
+BUSY = [sys.executable, '-c', f'import time\nt = time.monotonic() + {BUSY_S}\nwhile time.monotonic() < t:\n    pass']
 
-    def write_config(self, quiet_tick_usec):
+
+class LongTicks(E.Enforce):
+
+    def write_config(self, quiet_tick_usec, **more):
         with open(self.config, 'w', encoding='utf-8') as f:
-            json.dump({'calibrate_on_first_start': False, 'quiet_tick_usec': quiet_tick_usec}, f)
+            json.dump({'calibrate_on_first_start': False, 'quiet_tick_usec': quiet_tick_usec, **more}, f)
 
     def counters(self):
         text = str(self.bus.call_blocking(T.BUS_NAME, T.ROOT_PATH, T.MANAGER_IFACE, 'Metrics', '', [], timeout=10))
@@ -47,7 +56,8 @@ class LongTicks(L.Live):
             self.assertIsNotNone(m, f'no {name} in Metrics()')
             return int(m.group(1))
         return {k: one(f'idlepolicy_{k}') for k in ('long_ticks_total', 'exec_wakes_total', 'tick_long',
-                                                     'light_ticks_total', 'tick_duration_seconds_count')}
+                                                     'light_ticks_total', 'tick_duration_seconds_count',
+                                                     'follows_total')}
 
     def wait_long(self, what):
         """Waits until the next tick is a long one; skips when the machine
@@ -97,6 +107,43 @@ class LongTicks(L.Live):
             self.fail(f'no exec wake in {ATTEMPTS} attempts: {after}')
         c = self.counters()
         self.assertGreaterEqual(c['long_ticks_total'], 1)
+        self.assertTrue(self.daemon.alive())
+
+    def woken_by(self, argv):
+        """Runs argv once a long tick is armed, until its exec was the one
+        that cut it short (ATTEMPTS tries: another process's exec, or the
+        machine busy, can end the long tick first); the counters before."""
+        for _ in range(ATTEMPTS):
+            before = self.wait_long('a long tick')
+            subprocess.run(argv, check=True)
+            after = self.exec_wakes(before)
+            if after['exec_wakes_total'] == before['exec_wakes_total'] + 1:
+                return before
+        self.fail(f'no exec wake of {argv[0]} in {ATTEMPTS} attempts: {after}')
+
+    def test_follow_program_start(self):
+        self.write_config(1000000, log_level='debug')
+        self.start_enforcing('balanced', E.fake_calibration(self.cpus, E.FAKE_HALT_US))
+        # A long tick: the state is settled, the poll search holds no
+        # polling.
+        self.wait_long('a long tick on a quiet machine')
+        # A program that exits at once: the check tick finds the machine
+        # quiet (or too short to tell) and follows nothing -- unless
+        # something else switched or computed then: tried again.
+        for _ in range(ATTEMPTS):
+            before = self.woken_by(['/bin/true'])
+            after = self.wait_long('a long tick after /bin/true')
+            if after['follows_total'] == before['follows_total']:
+                break
+        else:
+            self.fail(f'every exec of /bin/true on a quiet machine started a follow: {after}')
+        # A program busy without switching: a tick within
+        # QUIET_TICK_FOLLOW_USEC of the wake finds the machine busy.
+        before = self.woken_by(BUSY)
+        c = self.counters()
+        self.assertGreater(c['follows_total'], before['follows_total'],
+                           f'no follow of a program busy for {BUSY_S} s after its exec woke the tick: {c}')
+        self.assertIn('A program starts (busy)', self.daemon.output())
         self.assertTrue(self.daemon.alive())
 
     def test_off(self):

@@ -4,7 +4,9 @@
  * short and long intervals), what makes a tick full though it is quiet
  * (each condition of the state, each of the policy step), and what the
  * mark of the policy sees and ignores; the long tick while quiet (when it
- * comes, how long, and what keeps the tick at its pace). */
+ * comes, how long, and what keeps the tick at its pace); the full tick by
+ * the clock's backoff; the follow of a program's start after an exec
+ * wake. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,6 +274,84 @@ START_TEST(test_pace) {
 }
 END_TEST
 
+/* The full tick by the clock's backoff: doubling after each one that
+ * left the state settled, up to QUIET_TICK_FULL_BACKOFF times the base;
+ * kept by light ticks, back to the base at any other; only where long
+ * ticks are taken. */
+START_TEST(test_full_backoff) {
+        uint64_t max = FULL * QUIET_TICK_FULL_BACKOFF, period = FULL;
+
+        for (uint64_t want = 2 * FULL; want <= max; want *= 2) {
+                period = quiet_tick_full_period(FULL, period, QUIET_TICK_DUE, true, true);
+                ck_assert_uint_eq(period, want);
+                /* Light ticks, and short ones, keep it. */
+                ck_assert_uint_eq(quiet_tick_full_period(FULL, period, QUIET_TICK_LIGHT, true, true), period);
+                ck_assert_uint_eq(quiet_tick_full_period(FULL, period, QUIET_TICK_TOO_SHORT, false, true), period);
+        }
+        ck_assert_uint_eq(quiet_tick_full_period(FULL, max, QUIET_TICK_DUE, true, true), max);
+        /* A full tick by the clock that left something to do, and any
+         * other full tick, bring it back. */
+        ck_assert_uint_eq(quiet_tick_full_period(FULL, max, QUIET_TICK_DUE, false, true), FULL);
+        for (QuietTickVerdict v = QUIET_TICK_OFF; v < _QUIET_TICK_VERDICT_MAX; v++)
+                if (v != QUIET_TICK_DUE && v != QUIET_TICK_TOO_SHORT)
+                        ck_assert_uint_eq(quiet_tick_full_period(FULL, max, v, true, true), FULL);
+        /* Without long ticks (no exec wake: a test's tree), or with light
+         * ticks off, the base. */
+        ck_assert_uint_eq(quiet_tick_full_period(FULL, FULL, QUIET_TICK_DUE, true, false), FULL);
+        ck_assert_uint_eq(quiet_tick_full_period(FULL, max, QUIET_TICK_LIGHT, true, false), FULL);
+        ck_assert_uint_eq(quiet_tick_full_period(0, max, QUIET_TICK_DUE, true, true), 0);
+        /* A period out of range (the base changed: a reload) is brought
+         * into it first. */
+        ck_assert_uint_eq(quiet_tick_full_period(FULL, 100 * FULL, QUIET_TICK_LIGHT, true, true), max);
+        ck_assert_uint_eq(quiet_tick_full_period(FULL, 0, QUIET_TICK_LIGHT, true, true), FULL);
+}
+END_TEST
+
+/* The follow of a program's start: what starts one after an exec wake,
+ * what keeps it and what ends it; its pace. */
+START_TEST(test_follow) {
+        QuietTickPace p;
+
+        /* Started by a tick that finds the machine switching or busy
+         * within QUIET_TICK_FOLLOW_USEC of the wake; not by a quiet one,
+         * nor one too short to tell, nor without a wake. */
+        ck_assert(quiet_tick_follows(false, QUIET_TICK_SWITCHING, 50000));
+        ck_assert(quiet_tick_follows(false, QUIET_TICK_BUSY, 550000));
+        ck_assert(!quiet_tick_follows(false, QUIET_TICK_TOO_SHORT, 50000));
+        ck_assert(!quiet_tick_follows(false, QUIET_TICK_LIGHT, 550000));
+        ck_assert(!quiet_tick_follows(false, QUIET_TICK_UNSETTLED, 50000));
+        ck_assert(!quiet_tick_follows(false, QUIET_TICK_BUSY, QUIET_TICK_FOLLOW_USEC));
+        ck_assert(!quiet_tick_follows(false, QUIET_TICK_SWITCHING, UINT64_MAX));
+        /* Kept by any tick but a light one (a short one reads proc/stat
+         * alone; a full one the state asked for measured nothing) ... */
+        ck_assert(quiet_tick_follows(true, QUIET_TICK_TOO_SHORT, 100000));
+        ck_assert(quiet_tick_follows(true, QUIET_TICK_UNSETTLED, 150000));
+        ck_assert(quiet_tick_follows(true, QUIET_TICK_DUE, 150000));
+        ck_assert(quiet_tick_follows(true, QUIET_TICK_BUSY, QUIET_TICK_FOLLOW_USEC - 1));
+        /* ... until the machine is quiet again or the time has passed. */
+        ck_assert(!quiet_tick_follows(true, QUIET_TICK_LIGHT, 250000));
+        ck_assert(!quiet_tick_follows(true, QUIET_TICK_SWITCHING, QUIET_TICK_FOLLOW_USEC));
+
+        /* Following, the next tick comes at the follow pace ... */
+        p = pace(0, 0), p.following = true, p.follow_tick_usec = 50000;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), 50000);
+        /* ... even after a full tick by the clock that found the state
+         * settled (a quiet run): no long tick, the exec wake closed. */
+        p = pace(50, 0), p.following = true, p.follow_tick_usec = 50000;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), 50000);
+        ck_assert(!quiet_tick_stretching(&p));
+        /* Without a follow pace (the search moved, or observe mode), or
+         * one not shorter than the tick, the tick's. */
+        p = pace(0, 0), p.following = true, p.follow_tick_usec = 0;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        p = pace(0, 0), p.following = true, p.follow_tick_usec = TICK;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        /* A pace without a follow changes nothing. */
+        p = pace(50, 0), p.follow_tick_usec = 50000;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), LONG);
+}
+END_TEST
+
 START_TEST(test_cpus) {
         PolicyStep *l = settled_step();
         QuietTickState st = settled_state(l);
@@ -390,6 +470,8 @@ static Suite *quiet_suite(void) {
         tcase_add_test(tc, test_state);
         tcase_add_test(tc, test_settled);
         tcase_add_test(tc, test_pace);
+        tcase_add_test(tc, test_follow);
+        tcase_add_test(tc, test_full_backoff);
         tcase_add_test(tc, test_cpus);
         tcase_add_test(tc, test_search);
         tcase_add_test(tc, test_mark);
