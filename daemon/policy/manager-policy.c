@@ -165,12 +165,21 @@ static void enforce_plan(Manager *m, uint64_t now_usec) {
         }
 }
 
+/* An arm's name in the log: its window ("0us" for none), "only" for
+ * polling only. */
+static const char *arm_label(unsigned a, char buf[static 24]) {
+        if (a == POLL_SEARCH_ONLY)
+                return "only";
+        snprintf(buf, 24, "%uus", (unsigned) (poll_search_window_ns[a] / 1000));
+        return buf;
+}
+
 /* Logs what the poll search did at this tick: its moves and the end of a
  * climb (the arm it holds, every arm measured) at info, every step at debug
  * (the arm asked for, and the utilities measured so far). */
 static void log_search(const PolicySystem *before, const PolicySystem *now) {
         const PollSearch *s = &now->search;
-        char u[POLL_SEARCH_ARMS * 24] = "";
+        char u[POLL_SEARCH_ARMS * 24] = "", b1[24], b2[24];
         size_t n = 0;
         bool moved;
 
@@ -184,16 +193,18 @@ static void log_search(const PolicySystem *before, const PolicySystem *now) {
         if (!moved && log_get_max_level() < LOG_DEBUG)
                 return;                 /* nothing to log: no line to format, every short tick */
         for (unsigned a = 0; a < POLL_SEARCH_ARMS && n < sizeof(u); a++)
-                n += (size_t) snprintf(u + n, sizeof(u) - n, " %uus=%s%.3f", (unsigned) (poll_search_window_ns[a] / 1000),
+                n += (size_t) snprintf(u + n, sizeof(u) - n, " %s=%s%.3f", arm_label(a, b1),
                                        s->measured[a] ? "" : "~", (double) s->utility[a] / 1024.0);
-        if (moved)
+        if (moved && s->best == POLL_SEARCH_ONLY)
+                log_info("Poll search (%s): holding polling only; utilities log2:%s",
+                         poll_search_phase_to_string(s->phase), u);
+        else if (moved)
                 log_info("Poll search (%s): holding %s (window %uus); utilities log2:%s",
                          poll_search_phase_to_string(s->phase), s->best ? "haltpoll" : "no polling",
                          (unsigned) (poll_search_window_ns[s->best] / 1000), u);
         else
-                log_debug("Poll search (%s): next arm %uus, held %uus; utilities log2:%s",
-                          poll_search_phase_to_string(s->phase), (unsigned) (poll_search_window_ns[s->arm] / 1000),
-                          (unsigned) (poll_search_window_ns[s->best] / 1000), u);
+                log_debug("Poll search (%s): next arm %s, held %s; utilities log2:%s",
+                          poll_search_phase_to_string(s->phase), arm_label(s->arm, b1), arm_label(s->best, b2), u);
         if (s->samples != before->search.samples && s->last.interval_us > 0)
                 log_debug("Poll search sample: arm %d, %.0f switches/s, %.3f CPU, %.0f ms; %" PRIu64 " polls %.1fus, %" PRIu64
                           " halts %.1fus",

@@ -89,15 +89,21 @@ void plan_reason_format(PolicyCpu *c, const Profile *prof, const PolicySystem *s
         explain(cap, sizeof(cap), c, prof, true, info);
         explain(floor, sizeof(floor), c, prof, false, info);
         if (policy_search_owns_cpu(sys, prof)) {
-                const char *held = sys->search.arm ? "a halt-poll window" : "no polling (POLL off, the tick kept)";
+                const char *held = sys->search.arm == POLL_SEARCH_ONLY ? "polling only" :
+                                   sys->search.arm                     ? "a halt-poll window" :
+                                                                         "no polling (POLL off, the tick kept)";
 
                 if (c->cap_reason == PLAN_REASON_POLL_ECONOMICS)
                         put(cap, sizeof(cap), "the poll search holds %s", held);
                 if (c->floor_reason == PLAN_REASON_POLL_ECONOMICS)
                         put(floor, sizeof(floor), "the poll search holds %s", held);
-                put(poll, sizeof(poll), "; poll search (%s, CPU weight %u%%): machine window %lluus",
-                    poll_search_phase_to_string(sys->search.phase), PCT(prof->poll_search),
-                    (unsigned long long) (sys->poll.window_ns / 1000));
+                if (sys->search.arm == POLL_SEARCH_ONLY)
+                        put(poll, sizeof(poll), "; poll search (%s, CPU weight %u%%): polling only",
+                            poll_search_phase_to_string(sys->search.phase), PCT(prof->poll_search));
+                else
+                        put(poll, sizeof(poll), "; poll search (%s, CPU weight %u%%): machine window %lluus",
+                            poll_search_phase_to_string(sys->search.phase), PCT(prof->poll_search),
+                            (unsigned long long) (sys->poll.window_ns / 1000));
         } else if (sys->kvm && sys->has_poll && c->has_poll && sys->poll.mode == POLL_MODE_WINDOW)
                 put(poll, sizeof(poll), "; halt-poll: this CPU %s (success %u%%), machine window %lluus",
                     poll_mode_to_string(c->poll.mode), PCT(c->poll.success),

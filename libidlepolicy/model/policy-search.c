@@ -36,14 +36,37 @@ static bool cpu_searched(const PolicyStep *l, const PolicyStepInput *in, unsigne
                strcmp(in->cpus[cpu].profile->name, in->profile->name) == 0;
 }
 
-/* The arm in force during the tick: a haltpoll window of one of the arms'
- * lengths; or another governor with POLL disabled on every searched CPU;
- * -1 for anything else. */
+/* Whether every searched CPU polled only during the tick: its resume
+ * latency "n/a", or every state but the polling ones disabled. */
+static bool searched_poll_only(const PolicyStep *l, const PolicyStepInput *in) {
+        bool any = false;
+
+        for (unsigned cpu = 0; cpu < in->n_cpus; cpu++) {
+                const PolicyCpuInput *c = &in->cpus[cpu];
+
+                if (!cpu_searched(l, in, cpu))
+                        continue;
+                any = true;
+                if (c->resume_latency_na)
+                        continue;
+                for (unsigned k = 0; k < c->tick.n_states && k < MODEL_STATES_MAX; k++)
+                        if (!c->tick.states[k].polling && !c->disabled[k])
+                                return false;
+        }
+        return any;
+}
+
+/* The arm in force during the tick: polling only on every searched CPU
+ * (whatever the governor and window); a haltpoll window of one of the
+ * arms' lengths; or another governor with POLL disabled on every
+ * searched CPU; -1 for anything else. */
 static int arm_in_force(const PolicyStep *l, const PolicyStepInput *in) {
         const PolicySystem *sys = &l->sys;
 
+        if (searched_poll_only(l, in))
+                return POLL_SEARCH_ONLY;
         if (strcmp(in->system->governor, "haltpoll") == 0) {
-                for (int a = 1; a < POLL_SEARCH_ARMS; a++)
+                for (int a = 1; a < POLL_SEARCH_ONLY; a++)
                         if (in->system->haltpoll.poll_ns == poll_search_window_ns[a])
                                 return a;
                 return -1;
@@ -175,7 +198,9 @@ void policy_search_decide(PolicyStep *l, const PolicyStepInput *in) {
         }
         (void) poll_search_step(&sys->search, &s.s, in->profile->poll_search);
         sys->poll = (PollPlan) {
-                .mode = sys->search.arm == 0 ? POLL_MODE_NONE : POLL_MODE_WINDOW,
+                .mode = sys->search.arm == 0                ? POLL_MODE_NONE :
+                        sys->search.arm == POLL_SEARCH_ONLY ? POLL_MODE_ONLY :
+                                                              POLL_MODE_WINDOW,
                 .window_ns = poll_search_window_ns[sys->search.arm],
                 .held_ticks = sys->search.held,
         };

@@ -113,16 +113,18 @@ static bool load_stopped(const PolicyCpu *c) {
 
 /* A CPU under the poll frontier search: every state allowed but, in the
  * arm without polling, POLL (a governor that keeps the tick, halting at
- * once).  Never polling only: no arm of the search does. */
+ * once); in the arm that polls only, POLL alone (its resume latency
+ * "n/a" with it, plan-enforce.c). */
 static void cpu_search_plan(PolicyCpu *c, const PolicySystem *sys) {
-        bool no_poll = sys->search.arm == 0;
+        bool no_poll = sys->search.arm == 0, only = sys->search.arm == POLL_SEARCH_ONLY;
 
         for (unsigned k = 0; k < c->n_states; k++)
-                c->allowed[k] = !c->tick.states[k].manual_disabled && !(no_poll && k == sys->poll_state);
-        c->cap = c->n_states - 1;
+                c->allowed[k] = !c->tick.states[k].manual_disabled && !(no_poll && k == sys->poll_state) &&
+                                !(only && k != sys->poll_state);
+        c->cap = only ? sys->poll_state : c->n_states - 1;
         c->floor = no_poll ? sys->halt_state : 0;
         c->cap_reason = PLAN_REASON_POLL_ECONOMICS;
-        c->floor_reason = no_poll ? PLAN_REASON_POLL_ECONOMICS : PLAN_REASON_NONE;
+        c->floor_reason = no_poll || only ? PLAN_REASON_POLL_ECONOMICS : PLAN_REASON_NONE;
 }
 
 /* On KVM guests the halt-poll decision, not the weights, sets the plan:

@@ -11,7 +11,17 @@
  *   arm 0          no polling: a governor that keeps the tick while idle
  *                  periods are short (menu, or wteo), POLL disabled;
  *   arms 1..4      the haltpoll governor with guest_halt_poll_ns = 25, 50,
- *                  100 or 200 µs (the kernel's own grow/shrink).
+ *                  100 or 200 µs (the kernel's own grow/shrink);
+ *   arm 5          polling only (POLL_SEARCH_ONLY): every other state
+ *                  disabled on the searched CPUs, their resume latency
+ *                  "n/a" (the haltpoll governor kept).  A window polls up
+ *                  to its limit and halts past it, and the kernel shrinks
+ *                  the limit at every idle period longer than the window:
+ *                  pgbench, one client, makes 30000 tps under a 100 or
+ *                  200 µs window and 33800 polling only, at the same 7.9-8.0
+ *                  CPU s (bench/results/live-follow: both windows 10%
+ *                  under the line from no polling to polling only, which
+ *                  is the programs' upper hull there).
  * Each tick under an arm is a sample: the progress the machine made (its
  * context switches: a request served, a sleep ended, a message passed —
  * a wakeup that ran something), and the CPU it burned (busy or polling:
@@ -96,7 +106,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define POLL_SEARCH_ARMS 5
+#define POLL_SEARCH_ARMS 6
+#define POLL_SEARCH_ONLY 5             /* the arm that polls only */
 #define POLL_SEARCH_TICKS 2            /* ticks per measurement of an arm */
 #define POLL_SEARCH_PROBE_TICKS 12     /* ticks held between probes, at first */
 #define POLL_SEARCH_PROBE_TICKS_MAX 96 /* ... doubling after each that found nothing, up to this */
@@ -120,7 +131,8 @@
                                           * daemon leaves as booted: a window no longer than it
                                           * is fragile (climb_step()) */
 
-/* The window of each arm in ns (0: arm 0, no polling). */
+/* The window of each arm in ns (0: arm 0, no polling, and
+ * POLL_SEARCH_ONLY, polling only, which has none). */
 extern const uint64_t poll_search_window_ns[POLL_SEARCH_ARMS];
 
 typedef enum PollSearchPhase {

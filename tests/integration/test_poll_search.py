@@ -23,11 +23,15 @@ import idlepolicytest as T  # noqa: E402
 import policytest as P  # noqa: E402
 
 # The arms' windows (poll_search_window_ns[] in poll-search.c): arm 0 is no
-# polling, arms 1..4 the haltpoll governor with this guest_halt_poll_ns.
-WINDOWS = (0, 25000, 50000, 100000, 200000)
+# polling, arms 1..4 the haltpoll governor with this guest_halt_poll_ns,
+# arm 5 polling only (the halt disabled on every CPU: no window).
+WINDOWS = (0, 25000, 50000, 100000, 200000, 0)
+ONLY = 5
 HALTPOLL_NS = T.HALTPOLL_DIR + '/guest_halt_poll_ns'
 CPUS = (0, 1)
 POLL_DISABLE = [T.state_file(cpu, 0, 'disable') for cpu in CPUS]
+HALT_DISABLE = [T.state_file(cpu, 1, 'disable') for cpu in CPUS]
+RESUME_LATENCY = [T.latency_file(cpu) for cpu in CPUS]
 
 # The daemon's tick, and its short tick while the search climbs or probes
 # (the configuration's poll_search_tick_usec, not its
@@ -56,17 +60,22 @@ Row = collections.namedtuple('Row', 'ctxt_per_s busy poll')
 # each arm: -5.64, -5.44, -5.24, -4.94, -5.68 (each step up by 0.2-0.3,
 # over the 0.09 margin; 200 us 0.74 below 100 us).
 PGBENCH = {0: Row(6000, 0.15, 0.0), 1: Row(8400, 0.15, 0.03), 2: Row(12000, 0.16, 0.06),
-           3: Row(19000, 0.18, 0.10), 4: Row(19500, 0.18, 0.32)}
+           3: Row(19000, 0.18, 0.10), 4: Row(19500, 0.18, 0.32), 5: Row(19600, 0.18, 0.82)}
+# A program whose wakeups a poll catches only when it never halts: the
+# 200 us window within the margin of the 100 us one (utilities -4.93,
+# -4.99), polling only 0.12 above them (-4.81) for all of both CPUs.
+POLL_ONLY = {0: Row(6000, 0.15, 0.0), 1: Row(8400, 0.15, 0.03), 2: Row(12000, 0.16, 0.06),
+             3: Row(19000, 0.18, 0.10), 4: Row(19500, 0.18, 0.12), 5: Row(72000, 0.18, 0.82)}
 # A fixed-rate timer program: the same progress under every arm; each
 # window only adds its polling (utilities -4.91, -5.64, -6.13, -6.78, -7.41).
 TIMER = {0: Row(4000, 0.05, 0.0), 1: Row(4000, 0.05, 0.05), 2: Row(4000, 0.05, 0.10),
-         3: Row(4000, 0.05, 0.20), 4: Row(4000, 0.05, 0.35)}
+         3: Row(4000, 0.05, 0.20), 4: Row(4000, 0.05, 0.35), 5: Row(4000, 0.05, 0.95)}
 # The program stopped: 100 switches a second (some: a machine whose ctxt
 # stands still stops the search; under 2000 a second, POLL_SEARCH_ACTIVE,
 # it holds no polling at once), a little CPU, the more the longer the
 # window polls after each of them.
 IDLE = {0: Row(100, 0.01, 0.0), 1: Row(100, 0.01, 0.015), 2: Row(100, 0.01, 0.03),
-        3: Row(100, 0.01, 0.05), 4: Row(100, 0.01, 0.09)}
+        3: Row(100, 0.01, 0.05), 4: Row(100, 0.01, 0.09), 5: Row(100, 0.01, 0.99)}
 
 # The feeder's proc/stat resolution: the daemon only takes the ratio of a
 # CPU's busy and idle jiffies, so 10 us jiffies keep that ratio exact to
@@ -79,17 +88,22 @@ HALT_ENTRIES_PER_S = 20
 
 
 def arm_in_force(test, before=None):
-    """The arm the tree's knobs make: haltpoll with one of the arms'
-    windows; another governor with POLL disabled on every CPU (arm 0); None
+    """The arm the tree's knobs make: the halt disabled on every CPU
+    (polling only, arm 5, whatever the governor and window); haltpoll with
+    one of the arms' windows; another governor with POLL disabled on every
+    CPU (arm 0); None
     for anything else (the tree's original haltpoll at 200 us is arm 4).
     A knob file caught empty gives before, the arm until then: a write to
     the fake tree truncates the file first, and a writer preempted there
     (the daemon runs niced on a shared machine) leaves it empty for tens of
     ms, where sysfs changes at the write."""
     governor = test.read(T.GOVERNOR_FILE)
+    halts = [test.read(k) for k in HALT_DISABLE]
+    if halts == ['1'] * len(HALT_DISABLE):
+        return ONLY
     if governor == 'haltpoll':
         ns = test.read(HALTPOLL_NS)
-        return before if not ns else WINDOWS.index(int(ns)) if ns in (str(w) for w in WINDOWS[1:]) else None
+        return before if not ns else WINDOWS.index(int(ns)) if ns in (str(w) for w in WINDOWS[1:ONLY]) else None
     disabled = [test.read(k) for k in POLL_DISABLE]
     if not governor or '' in disabled:
         return before
@@ -164,7 +178,7 @@ class SyntheticMachine(T.Periodic):
         P.bump_stat(self.test.tree, CPUS, busy, idle, ctxt)
         poll_us = self.take('poll_us', row.poll * dt * 1e6)
         entries = self.take('entries', row.ctxt_per_s / 4 * dt)
-        halts = self.take('halts', HALT_ENTRIES_PER_S * dt)
+        halts = self.take('halts', HALT_ENTRIES_PER_S * dt) if arm != ONLY else 0
         for cpu in CPUS:
             if poll_us:
                 P.bump_file(self.test.tree, T.state_file(cpu, 0, 'time'), poll_us)
@@ -203,9 +217,10 @@ class PollSearch(T.IdlePolicyTestCase):
         """Whether the search holds arm and the knobs make it: the
         properties, the Reason of every CPU and the tree agree."""
         m = self.manager_props()
-        mode = 'window' if arm else 'none'
+        mode = 'poll-only' if arm == ONLY else 'window' if arm else 'none'
+        said = 'polling only' if arm == ONLY else f'machine window {WINDOWS[arm] // 1000}us'
         return (str(m['PollMode']) == mode and int(m['PollWindowNSec']) == WINDOWS[arm] and
-                all(f'; poll search (hold, CPU weight 100%): machine window {WINDOWS[arm] // 1000}us' in r
+                all(f'; poll search (hold, CPU weight 100%): {said}' in r
                     for r in self.reasons()) and arm_in_force(self) == arm)
 
     def wait_holding(self, arm, what, timeout=60):
@@ -268,8 +283,28 @@ class PollSearch(T.IdlePolicyTestCase):
         self.assertEqual(arms[arms.index(0):][:6], [0, 1, 2, 3, 4, 3], machine.arms)
         # The log says where the climb ended, every arm measured.
         self.assertRegex(self.daemon.output(), r'Poll search \(hold\): holding haltpoll \(window 100us\); '
-                         r'utilities log2: 0us=-[0-9.]+ 25us=-[0-9.]+ 50us=-[0-9.]+ 100us=-[0-9.]+ 200us=-[0-9.]+\n')
+                         r'utilities log2: 0us=-[0-9.]+ 25us=-[0-9.]+ 50us=-[0-9.]+ 100us=-[0-9.]+ 200us=-[0-9.]+ '
+                         r'only=~[0-9.]+\n')
         self.assertEqual(self.journal_entries()[HALTPOLL_NS], '200000')
+        self.assert_restored_after_sigterm()
+
+    def test_polling_only_pays_holds_it_and_sigterm_restores(self):
+        self.start()
+        with SyntheticMachine(self, POLL_ONLY) as machine:
+            self.wait_holding(ONLY, 'the search to hold polling only, the most progress per CPU second, '
+                                    'through a probe')
+            self.assertEqual([self.read(k) for k in HALT_DISABLE], ['1', '1'])
+            self.assertEqual([self.read(k) for k in RESUME_LATENCY], ['n/a', 'n/a'])
+            self.assertEqual([self.read(k) for k in POLL_DISABLE], ['0', '0'])
+            for r in self.reasons():
+                self.assertIn('cap POLL: the poll search holds polling only', r)
+        # It climbed through every window, the 200 us one within the
+        # margin of the 100 us one, to polling only.
+        arms = arm_sequence(machine.arms)
+        self.assertEqual(arms[arms.index(0):][:6], [0, 1, 2, 3, 4, ONLY], machine.arms)
+        self.assertRegex(self.daemon.output(), r'Poll search \(hold\): holding polling only; '
+                         r'utilities log2: 0us=-[0-9.]+ 25us=-[0-9.]+ 50us=-[0-9.]+ 100us=-[0-9.]+ 200us=-[0-9.]+ '
+                         r'only=-[0-9.]+\n')
         self.assert_restored_after_sigterm()
 
     def settle_on_no_polling(self):

@@ -29,38 +29,38 @@ typedef struct Machine {
 /* pgbench, one client (tps × 4 as switches; CPU s of a 4 s run / 4):
  * the 100 µs window makes the most per CPU second. */
 static const Machine PGBENCH = {
-        { 9222 * 4.0, 12648 * 4.0, 24901 * 4.0, 31660 * 4.0, 26285 * 4.0 },
-        { 877500, 1182500, 1797500, 1990000, 1990000 },
+        { 9222 * 4.0, 12648 * 4.0, 24901 * 4.0, 31660 * 4.0, 26285 * 4.0, 27238 * 4.0 },
+        { 877500, 1182500, 1797500, 1990000, 1990000, 2007500 },
 };
 /* stress-ng nanosleep: polling adds 17% of ops for 140% of CPU. */
 static const Machine NANOSLEEP = {
-        { 8395 * 16.0, 8702 * 16.0, 9427 * 16.0, 9849 * 16.0, 9297 * 16.0 },
-        { 835000, 1230000, 1987500, 2005000, 2005000 },
+        { 8395 * 16.0, 8702 * 16.0, 9427 * 16.0, 9849 * 16.0, 9297 * 16.0, 9481 * 16.0 },
+        { 835000, 1230000, 1987500, 2005000, 2005000, 2057500 },
 };
 /* cyclictest: a fixed rate, whatever the window. */
 static const Machine CYCLICTEST = {
-        { 4000, 4000, 4000, 4000, 4000 },
-        { 70000, 107500, 92500, 102500, 115000 },
+        { 4000, 4000, 4000, 4000, 4000, 4000 },
+        { 70000, 107500, 92500, 102500, 115000, 2035000 },
 };
 /* pgbench, one client, as the daemon saw it on this VM (the daemon's
  * debug log of a bench/live --logs run): no polling and the 25 µs window
  * make the same progress, the 25 µs window for more CPU; the 50 µs
  * window more than triples it.  The 100 µs window is best. */
 static const Machine CLIFF = {
-        { 32000, 32000, 110000, 130000, 110000 },
-        { 900000, 1000000, 1900000, 1990000, 1990000 },
+        { 32000, 32000, 110000, 130000, 110000, 110000 },
+        { 900000, 1000000, 1900000, 1990000, 1990000, 2000000 },
 };
 /* Threads sleeping 100 µs between short bursts (ebizzy): a window pays
  * only past 100 µs, and not its CPU.  The windows above 25 µs need not
  * even be tried. */
 static const Machine LONG_SLEEPS = {
-        { 20000, 20000, 20300, 20600, 21500 },
-        { 160000, 250000, 320000, 900000, 1900000 },
+        { 20000, 20000, 20300, 20600, 21500, 21500 },
+        { 160000, 250000, 320000, 900000, 1900000, 2000000 },
 };
 /* An idle machine. */
 static const Machine IDLE = {
-        { 80, 90, 90, 90, 90 },
-        { 8000, 9000, 9500, 10000, 11000 },
+        { 80, 90, 90, 90, 90, 90 },
+        { 8000, 9000, 9500, 10000, 11000, 2000000 },
 };
 
 /* A deterministic generator for the noise and the probes' direction. */
@@ -492,8 +492,8 @@ static void climb_once(const Machine *m, PollSearch *ps, int64_t u[POLL_SEARCH_A
  * tick; the climb goes on to 50 µs and holds the best window. */
 START_TEST(test_climb_past_hopeless_25us) {
         Machine m = {
-                { 43553, 26484, 130000, 140000, 120000 },
-                { 810000, 1009000, 1900000, 1990000, 1990000 },
+                { 43553, 26484, 130000, 140000, 120000, 120000 },
+                { 810000, 1009000, 1900000, 1990000, 1990000, 2000000 },
         };
         int64_t u[POLL_SEARCH_ARMS];
         PollSearch ps;
@@ -517,8 +517,8 @@ END_TEST
  * window (wakeup, ebizzy: 142–175 µs), the climb ends there. */
 START_TEST(test_climb_past_outlasted_window) {
         const Machine base = {
-                { 38443, 23479, 25802, 146000, 140000 },
-                { 825000, 995000, 1044000, 1960000, 1990000 },
+                { 38443, 23479, 25802, 146000, 140000, 140000 },
+                { 825000, 995000, 1044000, 1960000, 1990000, 2000000 },
                 { 0, 0, 2720, 72000, 75000 },
                 { 19000, 11900, 10680, 300, 100 },
                 { 61, 86, 91.6, 120, 300 },
@@ -559,8 +559,8 @@ END_TEST
  * (100 ms here) is noise. */
 START_TEST(test_held_window_lost) {
         const Machine good = {
-                { 20000, 26000, 20600, 20700, 21500 },
-                { 320000, 320000, 900000, 1400000, 1900000 },
+                { 20000, 26000, 20600, 20700, 21500, 21500 },
+                { 320000, 320000, 900000, 1400000, 1900000, 2000000 },
         };
         Machine bad = good;
         PollSearch ps;
@@ -613,8 +613,8 @@ START_TEST(test_fragile_window_yields) {
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 Machine m = {
-                        { 32000, 26000, cases[i].progress_50, 94000, 60000 },
-                        { 900000, 1050000, 1810000, 1950000, 1990000 },
+                        { 32000, 26000, cases[i].progress_50, 94000, 60000, 60000 },
+                        { 900000, 1050000, 1810000, 1950000, 1990000, 2000000 },
                 };
                 int64_t u[POLL_SEARCH_ARMS];
                 PollSearch ps;
@@ -636,8 +636,8 @@ END_TEST
  * follow never prove the window (their mean is under the margin). */
 START_TEST(test_climb_tie_holds_no_polling) {
         Machine m = {
-                { 100000, 98000, 130000, 125000, 125000 },
-                { 800000, 900000, 1000000, 1400000, 1900000 },
+                { 100000, 98000, 130000, 125000, 125000, 125000 },
+                { 800000, 900000, 1000000, 1400000, 1900000, 2000000 },
         };
         int64_t u[POLL_SEARCH_ARMS];
         PollSearch ps;
@@ -769,6 +769,43 @@ START_TEST(test_fast) {
 }
 END_TEST
 
+/* Polling only: pgbench, one client, in bench/results/live-follow (tps ×
+ * 4 as switches; CPU s of a 4 s run / 4): the 100 and 200 µs windows make
+ * 30328 and 30108 tps, polling only 33767 at the same CPU; the climb
+ * walks from 200 µs (within the margin of 100 µs) to polling only and
+ * holds it, and a probe from there walks downwards.  Where the 200 µs
+ * window loses to the best by more than the margin (CLIFF) polling only
+ * is not measured by the climb. */
+START_TEST(test_poll_only) {
+        const Machine m = {
+                { 8183 * 4.0, 9000 * 4.0, 20862 * 4.0, 30328 * 4.0, 30108 * 4.0, 33767 * 4.0 },
+                { 840000, 1000000, 1730000, 1985000, 1985000, 2007500 },
+        };
+        PollSearch ps;
+        uint64_t rng = 1;
+        unsigned probes;
+
+        poll_search_reset(&ps);
+        run(&ps, &m, 14, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.phase, POLL_SEARCH_HOLD);
+        ck_assert_uint_eq(ps.best, POLL_SEARCH_ONLY);
+        ck_assert(ps.measured[POLL_SEARCH_ONLY]);
+        /* Held, the probes walk downwards (nothing lies above). */
+        probes = ps.probes;
+        while (ps.probes == probes)
+                run(&ps, &m, 1, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.phase, POLL_SEARCH_PROBE);
+        ck_assert(!ps.probe_up);
+        run(&ps, &m, 40, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, POLL_SEARCH_ONLY);
+
+        poll_search_reset(&ps);
+        run(&ps, &CLIFF, 40, 0.0, &rng, 0, NULL);
+        ck_assert_uint_eq(ps.best, 3);
+        ck_assert(!ps.measured[POLL_SEARCH_ONLY]);
+}
+END_TEST
+
 static Suite *search_suite(void) {
         Suite *s = suite_create("poll-search");
         TCase *tc = tcase_create("core");
@@ -793,6 +830,7 @@ static Suite *search_suite(void) {
         tcase_add_test(tc, test_climb_looks_one_arm_ahead);
         tcase_add_test(tc, test_cpu_swing_is_no_change);
         tcase_add_test(tc, test_hopeless_arm_one_tick);
+        tcase_add_test(tc, test_poll_only);
         suite_add_tcase(s, tc);
         return s;
 }
