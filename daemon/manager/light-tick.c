@@ -149,11 +149,15 @@ static bool tick_was_quiet(Manager *m, uint64_t now_usec) {
         return quiet_tick_settled(&st, m->policy.loop);
 }
 
-/* Whether the next tick follows a program's start (quiet_tick_follows():
- * this tick's verdict, a full one after a hotplug counting as not
- * quiet); logs when a follow starts and ends. */
-static void follow_update(LightTick *t, uint64_t now_usec, uint64_t follow_usec) {
-        QuietTickVerdict v = t->decided ? t->tick_verdict : QUIET_TICK_UNSETTLED;
+/* This tick's verdict for what comes after it: a full one after a
+ * hotplug, which asked none, counts as unsettled. */
+static QuietTickVerdict tick_verdict(const LightTick *t) {
+        return t->decided ? t->tick_verdict : QUIET_TICK_UNSETTLED;
+}
+
+/* Whether the next tick follows a program's start (quiet_tick_follows()
+ * on this tick's verdict v); logs when a follow starts and ends. */
+static void follow_update(LightTick *t, QuietTickVerdict v, uint64_t now_usec, uint64_t follow_usec) {
         bool was = t->following;
 
         t->following = follow_usec != 0 && t->wake_usec != 0 &&
@@ -171,18 +175,16 @@ static void follow_update(LightTick *t, uint64_t now_usec, uint64_t follow_usec)
                 t->wake_usec = 0;
 }
 
-/* The full tick by the clock's next period (quiet_tick_full_period():
- * this tick's verdict, a full one after a hotplug counting as
- * unsettled; a full one by the clock settled when it continued the quiet
- * run); logged when it changes. */
-static void full_period_update(Manager *m, uint64_t pace_usec) {
+/* The full tick by the clock's next period (quiet_tick_full_period() on
+ * this tick's verdict; a full one by the clock settled when it continued
+ * the quiet run); logged when it changes. */
+static void full_period_update(Manager *m, QuietTickVerdict v, uint64_t pace_usec) {
         LightTick *t = &m->light;
         uint64_t was = manager_light_full_period_usec(m);
         bool wakeable = !t->wake.unusable && m->config.quiet_tick_usec > pace_usec;
 
-        t->full_period_usec = quiet_tick_full_period(m->config.quiet_full_tick_usec, was,
-                                                     t->decided ? t->tick_verdict : QUIET_TICK_UNSETTLED,
-                                                     t->quiet_run > 0, wakeable);
+        t->full_period_usec = quiet_tick_full_period(m->config.quiet_full_tick_usec, was, v, t->quiet_run > 0,
+                                                     wakeable);
         if (t->full_period_usec > was)
                 log_debug("Quiet: the next full tick by the clock in %" PRIu64 " ms.", t->full_period_usec / 1000);
         else if (t->full_period_usec < was)
@@ -194,12 +196,12 @@ static void on_exec_wake(void *userdata);
 uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_usec) {
         LightTick *t = &m->light;
         QuietTickPace p;
-        uint64_t next;
+        uint64_t next, follow_usec = manager_policy_follow_tick_usec(m);
         bool stretching;
 
         t->quiet_run = tick_was_quiet(m, now_usec) ? t->quiet_run + 1 : 0;
-        full_period_update(m, pace_usec);
-        follow_update(t, now_usec, manager_policy_follow_tick_usec(m));
+        full_period_update(m, tick_verdict(t), pace_usec);
+        follow_update(t, tick_verdict(t), now_usec, follow_usec);
         t->decided = false;
         /* The exec wake that fired (it brought this tick, or came in the
          * short interval before a full one): closed here, armed again
@@ -214,7 +216,7 @@ uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_us
                 .quiet_run = t->quiet_run,
                 .wakeable = !t->wake.unusable,
                 .following = t->following,
-                .follow_tick_usec = manager_policy_follow_tick_usec(m),
+                .follow_tick_usec = follow_usec,
         };
         next = quiet_tick_next_usec(&p);
         stretching = quiet_tick_stretching(&p);
