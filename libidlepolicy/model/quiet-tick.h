@@ -188,10 +188,11 @@ typedef struct QuietTickPace {
 /* The full tick by the clock backs off while nothing happens.  A quiet
  * machine's full tick is most of what the daemon costs idle: one every
  * quiet_full_tick_usec (4 s) and a light one at each long tick came to
- * 8-11 ms of CPU in 32 s here (/proc/PID/schedstat), where bench/live's
- * idle program burns 0.05 CPU s per 4 s, whose 2% is 1 ms.  So where the
- * caller takes long ticks (an exec wakes it: a program that starts is
- * seen at once, not at a full tick), each full tick by the clock that
+ * 0.259 ms of CPU a second, 1.04 ms per 4 s (bench/daemon-overhead,
+ * bench/results/overhead-backoff), where bench/live's idle program burns
+ * 0.05 CPU s per 4 s, whose 2% is 1 ms.  So where the caller takes long
+ * ticks (an exec wakes it: a program that starts is seen at once, not at
+ * a full tick), each full tick by the clock that
  * left the state settled doubles the period to the next one, up to
  * QUIET_TICK_FULL_BACKOFF times quiet_full_tick_usec; a light tick, or
  * one too short to tell, keeps it; any other tick (the machine
