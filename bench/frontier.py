@@ -91,7 +91,8 @@ def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_medi
     profile is dominated when it is below the frontier at its own CPU on
     the medians, by more than noise (the rounds' noise of the stock
     settings' scores, in goodness), and in every round (no round reaches
-    the hull): "no mix of two stock settings has a better score at no
+    the hull, nor burns less CPU than every stock setting of its round:
+    below_every_round()): "no mix of two stock settings has a better score at no
     more CPU, beyond the noise of the rounds" (issue 25).  Below on the
     medians and in every round but by no more than the noise: "below,
     within the noise"; undominated otherwise.  Where polling gains
@@ -122,12 +123,23 @@ def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_medi
         verdict = 'cheaper than any stock setting'
     elif no_gain_pct is not None or d is None:
         verdict = None
-    elif d < 0 and hi is not None and hi < 0:
+    elif d < 0 and below_every_round(profile_rounds, short_rounds):
         verdict = 'dominated' if shortfall > noise else 'below, within the noise'
     else:
         verdict = 'undominated'
     return {'distance_pct': d, 'rounds_pct': rounds, 'min_pct': lo, 'max_pct': hi, 'reach': r, 'shortfall': shortfall,
-            'rounds_shortfall': short_rounds, 'verdict': verdict}
+            'rounds_shortfall': short_rounds, 'below_every_round': below_every_round(profile_rounds, short_rounds),
+            'verdict': verdict}
+
+
+def below_every_round(profile_rounds, short_rounds):
+    """Whether a profile was below its round's stock frontier in every
+    round it was measured in.  A round where it burned less CPU than every
+    stock setting of that round has no reach (nothing there is within a
+    user's reach), so in that round it is not below: such a round clears
+    it as a round above the hull does."""
+    measured = [s for prof, s in zip(profile_rounds, short_rounds) if prof is not None]
+    return bool(measured) and all(s is not None and s > 0 for s in measured)
 
 
 def best_stock_cpu(stock_medians, tolerance):
@@ -199,8 +211,7 @@ def score_lost(j, noise):
     on the medians by more than noise, and in every round.  Nothing to gain
     is no licence to lose: a program slower under a profile than under any
     stock setting at its CPU is dominated whatever the CPU."""
-    rounds = [x for x in j.get('rounds_shortfall') or [] if x is not None]
-    return j.get('shortfall') is not None and j['shortfall'] > noise and bool(rounds) and min(rounds) > 0
+    return j.get('shortfall') is not None and j['shortfall'] > noise and j['below_every_round']
 
 
 def program(cells, stock, profiles, base='stock', polling='poll-only', cpu_tolerance=0.02, twins=None):

@@ -127,6 +127,33 @@ class Frontier(unittest.TestCase):
         self.assertEqual(p['profiles']['slow']['verdict'], 'dominated (score, nothing to gain)')
         self.assertTrue(p['profiles']['once']['verdict'].startswith('within 2%'))
 
+    def test_a_round_cheaper_than_every_stock_setting_is_not_below(self):
+        # sleeper-like, nothing to gain: the profile is below the stock
+        # settings at its CPU in two rounds, but in the third it burned less
+        # CPU than every stock setting of that round; no stock setting was
+        # within reach there, so it was not below in every round
+        cells = {'stock': cell([189, 189, 191], [0.39, 0.40, 0.33]),
+                 'haltpoll-200us': cell([190, 191, 191], [0.36, 0.32, 0.33]),
+                 'poll-only': cell([192, 191, 192], [8.1, 8.1, 8.1]),
+                 'cheap-once': dict(cell([187, 189, 191], [0.41, 0.40, 0.32]), daemon_cpu_s=0.003),
+                 'never': dict(cell([187, 189, 189], [0.41, 0.40, 0.34]), daemon_cpu_s=0.003)}
+        p = frontier.program(cells, ['stock', 'haltpoll-200us', 'poll-only'], ['cheap-once', 'never'])
+        self.assertFalse(p['has_gain'])
+        once, never = p['profiles']['cheap-once'], p['profiles']['never']
+        self.assertIsNone(once['rounds_shortfall'][2])
+        self.assertFalse(once['below_every_round'])
+        self.assertNotIn('dominated', once['verdict'])
+        self.assertTrue(never['below_every_round'])
+        self.assertEqual(never['verdict'], 'dominated (score, nothing to gain)')
+        # where polling gains, the same: a round cheaper than every stock
+        # setting keeps a profile below the hull on the medians undominated
+        cells = {'stock': cell([100, 102, 101], [1.0, 1.0, 1.0]), 'poll-only': cell([200, 202, 201], [9.0, 9.0, 9.0]),
+                 'haltpoll-50us': cell([190, 192, 191], [5.0, 5.0, 5.0]),
+                 'cheap-once': cell([150, 151, 95], [5.0, 5.0, 0.9]), 'never': cell([150, 151, 152], [5.0, 5.0, 5.0])}
+        p = frontier.program(cells, ['stock', 'haltpoll-50us', 'poll-only'], ['cheap-once', 'never'])
+        self.assertEqual(p['profiles']['cheap-once']['verdict'], 'undominated')
+        self.assertEqual(p['profiles']['never']['verdict'], 'dominated')
+
     def test_lower_is_better(self):
         cells = {'stock': cell([80, 80], [0.05, 0.05], False), 'poll-only': cell([40, 40], [9.0, 9.0], False),
                  'menu': cell([72, 72], [0.05, 0.05], False), 'prof': cell([85, 86], [0.27, 0.27], False)}
