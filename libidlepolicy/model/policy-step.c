@@ -196,7 +196,8 @@ static void cpu_consolidation_freed(PolicyCpu *c, const Profile *prof) {
 static void cpu_effective(PolicyStep *l, PolicyCpu *c, const PolicyStepInput *step, const PolicyCpuInput *in) {
         unsigned n = c->n_states, cap = 0, floor = n;
 
-        if (!cpu_kvm_plan(c, &l->sys, in->profile, l, step)) {
+        c->kvm_plan = cpu_kvm_plan(c, &l->sys, in->profile, l, step);
+        if (!c->kvm_plan) {
                 cpu_plan_enabled(&c->plan, &c->tick, c->allowed);
                 c->cap = c->plan.cap;
                 c->floor = c->plan.floor;

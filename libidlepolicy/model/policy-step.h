@@ -37,6 +37,8 @@ typedef struct PolicyCpu {
         bool allowed[MODEL_STATES_MAX];
         unsigned cap, floor;
         PlanReason cap_reason, floor_reason;
+        bool kvm_plan;                /* the poll economics set the plan in force (policy-step.c,
+                                       * cpu_kvm_plan()): the policy's own plan above waits beneath it */
         PollPlan poll;                /* this CPU's poll accounting (PollSuccess) */
         int poll_util;                /* Q10 util of the last tick that measured poll (-1 unknown) */
         bool has_poll;

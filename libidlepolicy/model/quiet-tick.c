@@ -37,12 +37,18 @@ static uint64_t hash_u64(uint64_t h, uint64_t v) {
 }
 
 /* What a CPU's plan in force is: its ends, their reasons, the states
- * allowed, and the model's own wishes behind them. */
+ * allowed, and the model's own wishes behind them where they set it (on a
+ * KVM guest the poll economics set it, cpu_kvm_plan(): the model learns
+ * beneath, and its wishes move on a quiet machine as the idle periods of
+ * a program that stopped leave its history, which changes nothing in
+ * force). */
 static uint64_t hash_cpu(uint64_t h, const PolicyCpu *c) {
-        h = hash_u64(h, c->active | (uint64_t) c->settled << 1 | (uint64_t) c->has_poll << 2);
+        h = hash_u64(h, c->active | (uint64_t) c->settled << 1 | (uint64_t) c->has_poll << 2 |
+                                (uint64_t) c->kvm_plan << 3);
         h = hash_u64(h, (uint64_t) c->cap << 32 | c->floor);
         h = hash_u64(h, (uint64_t) c->cap_reason << 32 | c->floor_reason);
-        h = hash_u64(h, (uint64_t) c->plan.model_cap << 32 | c->plan.model_floor);
+        if (!c->kvm_plan)
+                h = hash_u64(h, (uint64_t) c->plan.model_cap << 32 | c->plan.model_floor);
         h = hash_u64(h, (uint64_t) c->poll.mode << 32 ^ c->poll.window_ns);
         return hash_bytes(h, c->allowed, sizeof(bool) * (c->n_states < MODEL_STATES_MAX ? c->n_states : MODEL_STATES_MAX));
 }
@@ -71,9 +77,12 @@ QuietTickMark quiet_tick_mark(const PolicyStep *l) {
 /* Why a CPU's next full tick may move its plan though nothing changes
  * (NULL: it will not): a move held back by hysteresis is made once the
  * hold has passed; a cap lifted by exploration drops again; the util rule
- * releases only on a measured tick. */
+ * releases only on a measured tick.  None of these where the poll
+ * economics set the plan in force (kvm_plan): the policy's plan is not in
+ * force there, and the poll economics' own exploration is a reason in
+ * force (hash_cpu()). */
 static const char *cpu_unsettled(const PolicyCpu *c) {
-        if (!c->active)
+        if (!c->active || c->kvm_plan)
                 return NULL;
         if (c->plan.exploring)
                 return "a CPU explores";

@@ -372,6 +372,30 @@ START_TEST(test_cpus) {
         ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
         l->cpus[0].plan.floor_reason = PLAN_REASON_MODEL;
         ck_assert_int_eq(decide(&st, l), QUIET_TICK_LIGHT);
+        /* Where the poll economics set the plan in force (a KVM guest),
+         * the policy's own plan beneath it neither unsettles the ticks
+         * nor moves the mark: its wishes move on a quiet machine as a
+         * stopped program leaves the model's history, and change nothing
+         * in force. */
+        l->cpus[0].kvm_plan = l->cpus[1].kvm_plan = true;
+        st = settled_state(l);
+        l->cpus[0].plan.exploring = l->cpus[1].plan.util_active = true;
+        l->cpus[1].plan.cap_reason = PLAN_REASON_HOLD;
+        l->cpus[0].plan.model_cap = 0;
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_LIGHT);
+        ck_assert_uint_eq(quiet_tick_mark(l).plan, st.full_after.plan);
+        /* ... while what is in force still does */
+        l->cpus[0].cap_reason = PLAN_REASON_EXPLORATION;
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
+        ck_assert_str_eq(quiet_tick_unsettled(&st, l), "the plan moved");
+        l->cpus[0].cap_reason = PLAN_REASON_MODEL;
+        l->cpus[0].kvm_plan = l->cpus[1].kvm_plan = false;
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_UNSETTLED);
+        l->cpus[0].plan.exploring = l->cpus[1].plan.util_active = false;
+        l->cpus[1].plan.cap_reason = PLAN_REASON_MODEL;
+        l->cpus[0].plan.model_cap = 1;
+        st = settled_state(l);
+        ck_assert_int_eq(decide(&st, l), QUIET_TICK_LIGHT);
         /* A CPU without a model (offline) does not count. */
         l->cpus[1].active = false;
         l->cpus[1].plan.exploring = true;
