@@ -92,13 +92,13 @@ def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_medi
     the medians, by more than noise (the rounds' noise of the stock
     settings' scores, in goodness), and in every round (no round reaches
     the hull, nor burns less CPU than every stock setting of its round:
-    below_every_round()): "no mix of two stock settings has a better score at no
-    more CPU, beyond the noise of the rounds" (issue 25).  Below on the
-    medians and in every round but by no more than the noise: "below,
-    within the noise"; undominated otherwise.  Where polling gains
-    nothing (gain within the noise: no_gain_pct given by the caller) the
-    distance is not measured in % of a gain and the verdict is left to the
-    caller's CPU criterion.  Returns a dict: distance_pct (medians),
+    below_every_round()): "no mix of two stock settings has a better
+    score at no more CPU, beyond the noise of the rounds" (issue 25).
+    Below on the medians and in every round but by no more than the
+    noise: "below, within the noise"; undominated otherwise.  Where
+    polling gains nothing (gain within the noise: no_gain_pct given by the
+    caller) the distance is not measured in % of a gain and the verdict is
+    left to the caller's CPU criterion.  Returns a dict: distance_pct (medians),
     rounds_pct (per round), min_pct, max_pct, reach (goodness at the
     profile's CPU), shortfall (reach - goodness, medians), rounds_shortfall
     (the same per round, against that round's stock points), verdict
@@ -115,6 +115,7 @@ def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_medi
         r_round = reach(pts, prof[0])
         short_rounds.append(None if r_round is None else r_round - prof[1])
     lo, hi = spread(rounds)
+    below_all = below_every_round(profile_rounds, short_rounds)
     r = reach(stock_medians, profile_median[0]) if profile_median else None
     shortfall = None if r is None or profile_median is None else r - profile_median[1]
     if profile_median is None:
@@ -123,13 +124,12 @@ def judge(stock_rounds, profile_rounds, gain_rounds, stock_medians, profile_medi
         verdict = 'cheaper than any stock setting'
     elif no_gain_pct is not None or d is None:
         verdict = None
-    elif d < 0 and below_every_round(profile_rounds, short_rounds):
+    elif d < 0 and below_all:
         verdict = 'dominated' if shortfall > noise else 'below, within the noise'
     else:
         verdict = 'undominated'
     return {'distance_pct': d, 'rounds_pct': rounds, 'min_pct': lo, 'max_pct': hi, 'reach': r, 'shortfall': shortfall,
-            'rounds_shortfall': short_rounds, 'below_every_round': below_every_round(profile_rounds, short_rounds),
-            'verdict': verdict}
+            'rounds_shortfall': short_rounds, 'below_every_round': below_all, 'verdict': verdict}
 
 
 def below_every_round(profile_rounds, short_rounds):
