@@ -16,6 +16,9 @@ static void on_exec(pid_t pid, pid_t tgid, void *userdata) {
                 return;
         w->fired = true;
         w->n_wakes++;
+        /* No later exec wakes the daemon until the caller arms it again. */
+        if (proc_events_pause(w->events) < 0)
+                w->broken = true;
         if (w->callback)
                 w->callback(w->userdata);
 }
@@ -37,8 +40,11 @@ bool exec_wake_arm(ExecWake *w, sd_event *e, int root_fd, void (*callback)(void 
         static const ProcEventsCallbacks callbacks = { .on_exec = on_exec };
         int r;
 
-        if (w->events)
+        if (w->events && !w->broken && proc_events_resume(w->events) >= 0) {
+                w->fired = false;
                 return true;
+        }
+        exec_wake_disarm(w);
         if (w->unusable)
                 return false;
         r = proc_is_procfs(root_fd);
@@ -57,7 +63,13 @@ bool exec_wake_arm(ExecWake *w, sd_event *e, int root_fd, void (*callback)(void 
         return true;
 }
 
+void exec_wake_pause(ExecWake *w) {
+        if (w->events && proc_events_pause(w->events) < 0)
+                w->broken = true;
+}
+
 void exec_wake_disarm(ExecWake *w) {
         w->events = proc_events_free(w->events);
         w->fired = false;
+        w->broken = false;
 }

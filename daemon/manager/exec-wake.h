@@ -3,10 +3,12 @@
 
 /* A wake for the long tick while quiet (quiet-tick.h, QuietTickPace): the
  * proc connector's exec events (proc-events.h, only the exec kind asked
- * for), open only while the tick is long, so that a busy machine's execs
- * never reach the daemon.  The first exec after arming calls back once;
- * later ones are dropped until the caller disarms (from its tick: a
- * ProcEvents must not be freed in its own callback) and arms again.
+ * for), listened to only while the tick is long, so that a busy machine's
+ * execs never reach the daemon.  The first exec after arming calls back
+ * once and pauses the subscription (proc_events_pause(): no later exec
+ * wakes the daemon); the caller arms it again (a resume: four system
+ * calls) when the quiet stretch goes on, keeps it paused while it may
+ * (the check tick after an exec), and closes it when the machine is busy.
  *
  * Only where the daemon's proc/ is the machine's procfs: the connector
  * reports the machine's processes, which say nothing about a tree given
@@ -25,15 +27,21 @@ typedef struct ExecWake {
         ProcEvents *events;          /* open while armed */
         bool unusable;               /* the connector cannot serve here (said once at debug) */
         bool fired;                  /* an exec came since arming */
+        bool broken;                 /* a pause failed: closed at the next arm */
         uint64_t n_wakes;            /* callbacks since the start */
         void (*callback)(void *userdata);
         void *userdata;
 } ExecWake;
 
-/* Arms w (a no-op when armed): opens the connector on e unless root_fd's
- * proc/ is not the procfs or the connector failed before; the first exec
- * then calls callback(userdata).  Returns true when armed. */
+/* Arms w (a no-op when armed): resumes a paused connector, or opens one
+ * on e unless root_fd's proc/ is not the procfs or the connector failed
+ * before; the first exec then calls callback(userdata).  Returns true when
+ * armed. */
 bool exec_wake_arm(ExecWake *w, sd_event *e, int root_fd, void (*callback)(void *userdata), void *userdata);
 
-/* Closes the connector (a no-op when not armed). */
+/* Pauses the connector, keeping it open (a no-op when closed or
+ * paused). */
+void exec_wake_pause(ExecWake *w);
+
+/* Closes the connector (a no-op when closed). */
 void exec_wake_disarm(ExecWake *w);

@@ -191,26 +191,44 @@ static void full_period_update(Manager *m, QuietTickVerdict v, uint64_t pace_use
                 log_debug("Full ticks by the clock every %" PRIu64 " ms again.", t->full_period_usec / 1000);
 }
 
+uint64_t manager_light_long_period_usec(const Manager *m) {
+        return m->light.long_period_usec > m->config.quiet_tick_usec ? m->light.long_period_usec
+                                                                      : m->config.quiet_tick_usec;
+}
+
+/* The long tick's next length (quiet_tick_long_period() on this tick's
+ * verdict, settled as for the full tick by the clock); logged when it
+ * changes. */
+static void long_period_update(Manager *m, QuietTickVerdict v) {
+        LightTick *t = &m->light;
+        uint64_t was = manager_light_long_period_usec(m);
+
+        t->long_period_usec = quiet_tick_long_period(m->config.quiet_tick_usec, was, v, t->quiet_run > 0);
+        if (t->long_period_usec > was)
+                log_debug("Quiet: long ticks of %" PRIu64 " ms.", t->long_period_usec / 1000);
+        else if (t->long_period_usec < was)
+                log_debug("Long ticks of %" PRIu64 " ms again.", t->long_period_usec / 1000);
+}
+
 static void on_exec_wake(void *userdata);
 
 uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_usec) {
         LightTick *t = &m->light;
         QuietTickPace p;
+        QuietTickVerdict v;
         uint64_t next, follow_usec = manager_policy_follow_tick_usec(m);
         bool stretching;
 
         t->quiet_run = tick_was_quiet(m, now_usec) ? t->quiet_run + 1 : 0;
-        full_period_update(m, tick_verdict(t), pace_usec);
-        follow_update(t, tick_verdict(t), now_usec, follow_usec);
+        v = tick_verdict(t);
+        full_period_update(m, v, pace_usec);
+        long_period_update(m, v);
+        follow_update(t, v, now_usec, follow_usec);
         t->decided = false;
-        /* The exec wake that fired (it brought this tick, or came in the
-         * short interval before a full one): closed here, armed again
-         * below while the quiet stretch goes on. */
-        if (t->wake.fired)
-                exec_wake_disarm(&t->wake);
         p = (QuietTickPace) {
                 .tick_usec = pace_usec,
                 .quiet_tick_usec = m->config.quiet_tick_usec,
+                .long_tick_usec = manager_light_long_period_usec(m),
                 .quiet_full_tick_usec = manager_light_full_period_usec(m),
                 .since_full_usec = now_usec - t->full_usec,
                 .quiet_run = t->quiet_run,
@@ -222,10 +240,15 @@ uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_us
         stretching = quiet_tick_stretching(&p);
         /* Armed for the whole quiet stretch, the short interval before a
          * full tick by the clock included (quiet_tick_stretching()); an
-         * exec in it finds no long tick to cut and the wake is closed and
-         * opened again at the next tick. */
+         * exec in it finds no long tick to cut.  The wake that fired
+         * paused itself: armed again (resumed) while the stretch goes on,
+         * kept paused over a tick that found the machine quiet or could
+         * not tell (the check after an exec wake, before the one that
+         * judges), closed otherwise. */
         if (stretching && !exec_wake_arm(&t->wake, m->event, m->root_fd, on_exec_wake, m))
                 next = pace_usec;
+        else if (!stretching && (v == QUIET_TICK_LIGHT || v == QUIET_TICK_TOO_SHORT))
+                exec_wake_pause(&t->wake);
         else if (!stretching)
                 exec_wake_disarm(&t->wake);
         if (next > pace_usec && !t->long_tick)
@@ -309,4 +332,8 @@ void light_tick_metrics(const Manager *m, Exposition *x) {
                           "The period of the full tick by the clock while the machine is quiet: quiet_full_tick_usec, "
                           "doubling while full ticks find nothing to do and long ticks are taken, up to 4 times it.");
         exposition_usec(x, "idlepolicy_quiet_full_tick_seconds", NULL, manager_light_full_period_usec(m));
+        exposition_family(x, "idlepolicy_quiet_tick_seconds", EXPOSITION_GAUGE,
+                          "The long tick while the machine is quiet: quiet_tick_usec, doubling while light ticks "
+                          "find the machine quiet, up to 4 times it.");
+        exposition_usec(x, "idlepolicy_quiet_tick_seconds", NULL, manager_light_long_period_usec(m));
 }

@@ -54,6 +54,7 @@ typedef struct LightTick {
         const char *unsettled;       /* why the state kept the last tick full, NULL if it did not */
         unsigned quiet_run;          /* QuietTickPace.quiet_run */
         bool long_tick;              /* the next tick is a long one */
+        uint64_t long_period_usec;   /* the long tick now (quiet_tick_long_period()), 0 = quiet_tick_usec */
         uint64_t n_long;             /* long ticks armed since the start */
         uint64_t full_period_usec;   /* the full tick by the clock's period now (quiet_tick_full_period()),
                                       * 0 = quiet_full_tick_usec */
@@ -89,7 +90,11 @@ void manager_light_done(Manager *m);
  * QUIET_TICK_FULL_BACKOFF times it on a quiet machine with long ticks. */
 uint64_t manager_light_full_period_usec(const Manager *m);
 
+/* The long tick now: quiet_tick_usec, or up to QUIET_TICK_LONG_BACKOFF
+ * times it while light ticks find the machine quiet. */
+uint64_t manager_light_long_period_usec(const Manager *m);
+
 /* idlepolicy_light_ticks_total, idlepolicy_tick_light, idlepolicy_tick_long,
- * idlepolicy_exec_wakes_total, idlepolicy_follows_total and
- * idlepolicy_quiet_full_tick_seconds. */
+ * idlepolicy_exec_wakes_total, idlepolicy_follows_total,
+ * idlepolicy_quiet_full_tick_seconds and idlepolicy_quiet_tick_seconds. */
 void light_tick_metrics(const Manager *m, Exposition *x);

@@ -366,6 +366,8 @@ static void manager_apply_config(Manager *m, const Config *c) {
                          c->quiet_full_tick_usec);
         else if (c->quiet_full_tick_usec != m->config.quiet_full_tick_usec)
                 log_info("Light ticks off: every tick is full.");
+        if (c->quiet_tick_usec != m->config.quiet_tick_usec)
+                m->light.long_period_usec = 0;  /* the backoff starts again from the new long tick */
         if (c->quiet_tick_usec != m->config.quiet_tick_usec && c->quiet_tick_usec)
                 log_info("Long ticks of %" PRIu64 " us while the machine is quiet, where an exec wakes the daemon.",
                          c->quiet_tick_usec);

@@ -57,6 +57,7 @@ struct ProcEvents {
         bool waiting;                  /* for the kernel's answer: drop events */
         int answer;                    /* its error, once !waiting */
         bool overrun;
+        bool paused;                   /* proc_events_pause(): events dropped */
         struct mmsghdr msgs[BATCH];
         struct iovec iov[BATCH];
         struct sockaddr_nl addr[BATCH];
@@ -177,6 +178,8 @@ static void handle_event(ProcEvents *p, const struct cn_msg *cn) {
                 }
                 return;
         }
+        if (p->paused)
+                return;
         switch (ev.what) {
         case PROC_EVENT_EXEC:
                 if (p->cb.on_exec && n >= EVENT_NEED(exec))
@@ -316,12 +319,20 @@ static uint32_t wanted_events(const ProcEvents *p) {
                (p->cb.on_comm ? PROC_EVENT_COMM : 0);
 }
 
+/* Asks for the wanted kinds only (after PROC_CN_MCAST_LISTEN).  An older
+ * kernel ignores a message of this size and keeps sending every kind. */
+static void filter_events(ProcEvents *p) {
+        ProcInput filter = { .mcast_op = PROC_CN_MCAST_LISTEN, .event_type = wanted_events(p) };
+
+        if (filter.event_type != 0)
+                (void) socket_send(p, &filter, sizeof(filter));
+}
+
 /* Sends PROC_CN_MCAST_LISTEN and waits for the answer, then asks for the
  * wanted kinds only.  Returns 0 or a negative errno. */
 static int listen_events(ProcEvents *p) {
         static uint32_t instances;
         uint32_t op = PROC_CN_MCAST_LISTEN;
-        ProcInput filter = { .mcast_op = PROC_CN_MCAST_LISTEN, .event_type = wanted_events(p) };
         int r;
 
         /* The answer goes to every listener, with ack + 1 (its seq is the
@@ -336,9 +347,7 @@ static int listen_events(ProcEvents *p) {
         if (r < 0)
                 return r;
         p->listening = true;
-        /* An older kernel ignores this and keeps sending every kind. */
-        if (filter.event_type != 0)
-                (void) socket_send(p, &filter, sizeof(filter));
+        filter_events(p);
         return 0;
 }
 
@@ -372,6 +381,54 @@ int proc_events_new(sd_event *e, const ProcEventsCallbacks *callbacks, void *use
         (void) sd_event_source_set_description(p->source, "proc-events");
         *ret = TAKE_PTR(p);
         return 0;
+}
+
+int proc_events_pause(ProcEvents *p) {
+        uint32_t op = PROC_CN_MCAST_IGNORE;
+        int r;
+
+        if (p->paused)
+                return 0;
+        p->paused = true;
+        r = sd_event_source_set_enabled(p->source, SD_EVENT_OFF);
+        if (p->listening) {
+                int s = socket_send(p, &op, sizeof(op));
+
+                if (s >= 0)
+                        p->listening = false;
+                else if (r >= 0)
+                        r = s;
+        }
+        return r;
+}
+
+int proc_events_resume(ProcEvents *p) {
+        uint32_t op = PROC_CN_MCAST_LISTEN;
+        int r;
+
+        if (!p->paused)
+                return 0;
+        /* What came while paused (an older kernel's, or another
+         * listener's events, and the answers) is dropped; so is an
+         * overrun meanwhile. */
+        r = drain(p);
+        p->overrun = false;
+        if (r < 0)
+                return r;
+        r = socket_send(p, &op, sizeof(op));
+        if (r < 0)
+                return r;
+        p->listening = true;
+        filter_events(p);
+        r = sd_event_source_set_enabled(p->source, SD_EVENT_ON);
+        if (r < 0)
+                return r;
+        p->paused = false;
+        return 0;
+}
+
+bool proc_events_paused(const ProcEvents *p) {
+        return p->paused;
 }
 
 ProcEvents *proc_events_free(ProcEvents *p) {

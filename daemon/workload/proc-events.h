@@ -36,6 +36,7 @@
  * caller scans /proc after it, which it must do anyway.  Callbacks must not
  * free the ProcEvents (defer that to another event source). */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <systemd/sd-event.h>
@@ -75,6 +76,23 @@ int proc_events_new(sd_event *e, const ProcEventsCallbacks *callbacks, void *use
  * Returns NULL. */
 ProcEvents *proc_events_free(ProcEvents *p);
 void proc_events_freep(ProcEvents **p);
+
+/* Pausing without closing: proc_events_pause() sends
+ * PROC_CN_MCAST_IGNORE (Linux 6.6 and later then send this socket
+ * nothing, and build no event at all when no one else listens; older
+ * ones stop building events when no one else listens) and turns the
+ * source off; proc_events_resume() drops whatever was queued meanwhile,
+ * sends PROC_CN_MCAST_LISTEN and the filter again (not waiting for the
+ * answer: the kernel accepted the first one) and turns the source on.
+ * Events from while it was paused are never delivered.  Both are no-ops
+ * when already so; pausing is allowed from a callback.  Four system calls
+ * where closing and opening again take about twenty (a socket, its
+ * options, its membership, the subscription and its answer).  Return 0
+ * or a negative errno: a failed resume leaves it paused, a failed pause
+ * leaves it paused as far as the caller can tell (nothing is delivered). */
+int proc_events_pause(ProcEvents *p);
+int proc_events_resume(ProcEvents *p);
+bool proc_events_paused(const ProcEvents *p);
 
 /* Sets the receive buffer to bytes (the kernel doubles it for its
  * bookkeeping and keeps a minimum of about 2 KiB): for tests that want an

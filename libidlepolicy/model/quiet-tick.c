@@ -199,22 +199,32 @@ bool quiet_tick_stretching(const QuietTickPace *p) {
                p->quiet_run >= QUIET_TICK_STRETCH_AFTER;
 }
 
+/* A period between base_usec and max_factor times it, first brought into
+ * that range: kept, doubled (grow) or back to the base (reset). */
+static uint64_t backoff(uint64_t base_usec, uint64_t period_usec, unsigned max_factor, bool grow, bool reset) {
+        uint64_t max = base_usec * max_factor;
+
+        period_usec = period_usec < base_usec ? base_usec : period_usec > max ? max : period_usec;
+        if (reset)
+                return base_usec;
+        return !grow ? period_usec : 2 * period_usec < max ? 2 * period_usec : max;
+}
+
 uint64_t quiet_tick_full_period(uint64_t base_usec, uint64_t period_usec, QuietTickVerdict v, bool settled,
                                 bool wakeable) {
-        uint64_t max = base_usec * QUIET_TICK_FULL_BACKOFF;
-
         if (base_usec == 0 || !wakeable)
                 return base_usec;
-        period_usec = period_usec < base_usec ? base_usec : period_usec > max ? max : period_usec;
-        switch (v) {
-        case QUIET_TICK_LIGHT:
-        case QUIET_TICK_TOO_SHORT:
-                return period_usec;
-        case QUIET_TICK_DUE:
-                return !settled ? base_usec : 2 * period_usec < max ? 2 * period_usec : max;
-        default:
-                return base_usec;
-        }
+        return backoff(base_usec, period_usec, QUIET_TICK_FULL_BACKOFF, v == QUIET_TICK_DUE && settled,
+                       v == QUIET_TICK_DUE && !settled);
+}
+
+uint64_t quiet_tick_long_period(uint64_t base_usec, uint64_t period_usec, QuietTickVerdict v, bool settled) {
+        bool keep = v == QUIET_TICK_TOO_SHORT || (v == QUIET_TICK_DUE && settled);
+
+        if (base_usec == 0)
+                return 0;
+        return backoff(base_usec, period_usec, QUIET_TICK_LONG_BACKOFF, v == QUIET_TICK_LIGHT,
+                       v != QUIET_TICK_LIGHT && !keep);
 }
 
 bool quiet_tick_follows(bool following, QuietTickVerdict v, uint64_t since_wake_usec) {
@@ -223,7 +233,7 @@ bool quiet_tick_follows(bool following, QuietTickVerdict v, uint64_t since_wake_
 }
 
 uint64_t quiet_tick_next_usec(const QuietTickPace *p) {
-        uint64_t next = p->quiet_tick_usec;
+        uint64_t next = p->long_tick_usec > p->quiet_tick_usec ? p->long_tick_usec : p->quiet_tick_usec;
 
         if (follow_paced(p))
                 return p->follow_tick_usec;

@@ -174,7 +174,9 @@ QuietTickVerdict quiet_tick_decide(const QuietTickState *st, const PolicyStep *l
 typedef struct QuietTickPace {
         uint64_t tick_usec;               /* the next tick otherwise (the poll search's short
                                            * one while it climbs or probes) */
-        uint64_t quiet_tick_usec;         /* the long tick; 0: none */
+        uint64_t quiet_tick_usec;         /* the long tick's base; 0: none */
+        uint64_t long_tick_usec;          /* the long tick now (quiet_tick_long_period()); under
+                                           * quiet_tick_usec: quiet_tick_usec */
         uint64_t quiet_full_tick_usec;    /* 0: no light ticks, so no long ones */
         uint64_t since_full_usec;         /* from the last full tick's start to now */
         unsigned quiet_run;               /* ticks in a row, this one included, that were light,
@@ -194,12 +196,17 @@ typedef struct QuietTickPace {
  * ticks (an exec wakes it: a program that starts is seen at once, not at
  * a full tick), each full tick by the clock that
  * left the state settled doubles the period to the next one, up to
- * QUIET_TICK_FULL_BACKOFF times quiet_full_tick_usec; a light tick, or
- * one too short to tell, keeps it; any other tick (the machine
- * switching or busy, the state unsettled, no reading) brings it back to
- * quiet_full_tick_usec.  What the longer period delays on a quiet
- * machine: someone else's knob write, and the slow files, are seen up
- * to 16 s later instead of 4 s. */
+ * QUIET_TICK_FULL_BACKOFF times quiet_full_tick_usec; a full tick by the
+ * clock that found something to do brings it back to quiet_full_tick_usec,
+ * and every other tick keeps it.  A program that runs between keeps it
+ * too: its ticks are full ones (busy, switching, then unsettled while the
+ * plan comes back), and the clock counts from the last of them, so the
+ * quiet machine after it is looked at as often as before it.  Bringing
+ * the period back at every such tick put a full tick by the clock 4 s
+ * after every program that ran: in bench/live, inside each idle run that
+ * followed one (bench/results/live-idle-backoff).  What the longer
+ * period delays on a quiet machine: someone else's knob write, and the
+ * slow files, are seen up to 16 s later instead of 4 s. */
 #define QUIET_TICK_FULL_BACKOFF 4u
 
 /* The period of the full tick by the clock after a tick with verdict v
@@ -208,6 +215,30 @@ typedef struct QuietTickPace {
  * whether an exec wakes the caller and long ticks are taken. */
 uint64_t quiet_tick_full_period(uint64_t base_usec, uint64_t period_usec, QuietTickVerdict v, bool settled,
                                 bool wakeable);
+
+/* The long tick backs off too.  Once the full tick by the clock has
+ * backed off, the light tick at each long one is most of what a quiet
+ * machine costs: each wakeup of the daemon costs 0.3-0.5 ms of CPU on an
+ * idle 2-CPU KVM guest, where the reads themselves take microseconds
+ * warm (the timer, the switch in and out and the cold caches of a
+ * process that slept: /proc/PID/schedstat over 30 s quiet, 21 wakeups,
+ * 7.2 ms), and the whole idle machine burns 0.05 CPU s in 4 (bench/live's
+ * idle program), whose 2% is 1 ms.  So each light tick doubles the long
+ * tick, up to QUIET_TICK_LONG_BACKOFF times quiet_tick_usec; a tick too
+ * short to tell, or a full one by the clock that left the state settled,
+ * keeps it; any other tick (switching, busy, unsettled, no reading)
+ * brings it back to quiet_tick_usec.  An exec wake keeps it as well: its
+ * check tick judges the machine, and an exec of a program that leaves
+ * the machine quiet (a cron job, a monitoring probe, a runner's start)
+ * costs the check tick alone.  What the longer tick delays: a program
+ * already running that gets busy without an exec is seen up to 8 s later
+ * (quiet_tick_usec 2 s) where it was 2 s. */
+#define QUIET_TICK_LONG_BACKOFF 4u
+
+/* The long tick after a tick with verdict v (settled: the state after it,
+ * for QUIET_TICK_DUE), from period_usec; base_usec is quiet_tick_usec
+ * (0: none). */
+uint64_t quiet_tick_long_period(uint64_t base_usec, uint64_t period_usec, QuietTickVerdict v, bool settled);
 
 /* Following a program's start.  An exec that cuts a long tick short is
  * often a program on its way up: loading, connecting, warming up, busy
@@ -237,7 +268,8 @@ uint64_t quiet_tick_full_period(uint64_t base_usec, uint64_t period_usec, QuietT
 bool quiet_tick_follows(bool following, QuietTickVerdict v, uint64_t since_wake_usec);
 
 /* The interval to the next tick: the follow pace while following, when
- * it is shorter than tick_usec; else tick_usec, or the long tick when the
+ * it is shorter than tick_usec; else tick_usec, or the long tick
+ * (long_tick_usec, at least quiet_tick_usec) when the
  * run is long enough, an exec wakes the caller and quiet_tick_usec is
  * longer than tick_usec.  The long tick does not pass the full tick
  * that falls due (quiet_full_tick_usec after the last), unless that is

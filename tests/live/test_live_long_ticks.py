@@ -10,7 +10,10 @@ On a quiet machine the daemon takes long ticks (idlepolicy_long_ticks_total
 rises); a process the test starts while one is armed cuts it short
 (idlepolicy_exec_wakes_total rises by one, and the tick is no longer long
 until the machine was found quiet again); with quiet_tick_usec 0 it takes
-none.  In enforce mode under balanced, where the poll search holds no
+none; light ticks double the long tick up to four times quiet_tick_usec
+(idlepolicy_quiet_tick_seconds), an exec whose check finds the machine
+quiet keeps it, and the wake, paused when it fired, wakes the daemon at
+the next exec again.  In enforce mode under balanced, where the poll search holds no
 polling on a quiet machine, an exec of a program that exits at once
 starts no follow of a program's start, and one of a program that keeps a
 CPU busy for 1.5 s does (idlepolicy_follows_total).  The metrics are read through python3-dbus, which starts no process:
@@ -144,6 +147,40 @@ class LongTicks(E.Enforce):
         self.assertGreater(c['follows_total'], before['follows_total'],
                            f'no follow of a program busy for {BUSY_S} s after its exec woke the tick: {c}')
         self.assertIn('A program starts (busy)', self.daemon.output())
+        self.assertTrue(self.daemon.alive())
+
+    def quiet_tick_s(self):
+        """idlepolicy_quiet_tick_seconds: the long tick now."""
+        text = str(self.bus.call_blocking(T.BUS_NAME, T.ROOT_PATH, T.MANAGER_IFACE, 'Metrics', '', [], timeout=10))
+        m = re.search(r'^idlepolicy_quiet_tick_seconds (\S+)$', text, re.M)
+        self.assertIsNotNone(m, 'no idlepolicy_quiet_tick_seconds in Metrics()')
+        return float(m.group(1))
+
+    def test_long_tick_backoff(self):
+        # quiet_tick_usec 0.5 s: light ticks double it up to 4 times, 2 s.
+        self.write_config(500000, log_level='debug')
+        self.start_daemon()
+        try:
+            T.wait_for(lambda: self.quiet_tick_s() >= 2.0, timeout=QUIET_WAIT_S, what='the long tick at 2 s')
+        except AssertionError:
+            with open('/proc/loadavg', encoding='ascii') as f:
+                load = f.read().split()[0]
+            self.skipTest(f'the machine was never quiet long enough for the long tick to back off in '
+                          f'{QUIET_WAIT_S} s: load average {load}, long tick {self.quiet_tick_s()} s')
+        self.assertIn('Quiet: long ticks of 2000 ms.', self.daemon.output())
+        # An exec whose check finds the machine quiet keeps the long tick
+        # (unless something else made the machine busy meanwhile: tried
+        # again) ...
+        for _ in range(ATTEMPTS):
+            self.woken_by(['/bin/true'])
+            self.wait_long('a long tick after /bin/true')
+            if self.quiet_tick_s() >= 2.0:
+                break
+        else:
+            self.fail(f'every exec of /bin/true brought the long tick back: {self.quiet_tick_s()} s')
+        # ... and the wake, paused when it fired and resumed since, cuts
+        # the next long tick short again.
+        self.woken_by(['/bin/true'])
         self.assertTrue(self.daemon.alive())
 
     def test_off(self):

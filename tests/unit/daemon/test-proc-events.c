@@ -21,6 +21,8 @@ typedef struct Seen {
         pid_t want;
         bool exec, exit, comm, thread_exit, overrun;
         pid_t exec_pid;
+        unsigned n_exec_any;           /* exec events of any process */
+        ProcEvents *pause_at_exec;     /* paused from the exec callback */
         int exit_code;
         char comm_name[17];
 } Seen;
@@ -28,6 +30,9 @@ typedef struct Seen {
 static void on_exec(pid_t pid, pid_t tgid, void *userdata) {
         Seen *s = userdata;
 
+        s->n_exec_any++;
+        if (s->pause_at_exec)
+                ck_assert_int_eq(proc_events_pause(s->pause_at_exec), 0);
         if (tgid != s->want)
                 return;
         s->exec = true;
@@ -119,6 +124,18 @@ static int watch_child(char *const argv[], void (*fn)(void), Seen *s) {
         return status;
 }
 
+/* Events flow on p: a child's exec and exit reach *s (reset to watch
+ * it); then p and e are freed. */
+static void flows_then_free(sd_event *e, ProcEvents *p, Seen *s) {
+        static char *const argv[] = { (char *) "/bin/true", NULL };
+
+        *s = (Seen) { .want = spawn(argv, NULL) };
+        ck_assert(watch_test_run_until(e, &s->exit, WATCH_TEST_DEADLINE_USEC));
+        ck_assert(s->exec);
+        (void) reap(s->want);
+        listen_free(e, p);
+}
+
 START_TEST(test_exec_true) {
         static char *const argv[] = { (char *) "/bin/true", NULL };
         Seen s = {};
@@ -200,11 +217,58 @@ START_TEST(test_overrun) {
 
         ck_assert_int_eq(proc_events_set_buffer_size(p, PROC_EVENTS_BUFFER_DEFAULT), 0);
         watch_test_run_for(e, 100 * 1000);       /* what is left of the storm */
-        s = (Seen) { .want = spawn(argv, NULL) };
-        ck_assert(watch_test_run_until(e, &s.exit, WATCH_TEST_DEADLINE_USEC));
-        ck_assert(s.exec);
+        flows_then_free(e, p, &s);
+}
+END_TEST
+
+/* Paused, a child's exec and exit reach no callback, not even after the
+ * resume (dropped, not late); resumed, the next child's do.  The events
+ * of a child are sent before its parent can reap it (the exit's before
+ * exit_notify()), so once reaped they are queued or filtered: nothing
+ * here depends on time. */
+START_TEST(test_pause_resume) {
+        static char *const argv[] = { (char *) "/bin/true", NULL };
+        Seen s = {};
+        sd_event *e;
+        ProcEvents *p = listen_new(&e, &s);
+
+        ck_assert(!proc_events_paused(p));
+        ck_assert_int_eq(proc_events_resume(p), 0);     /* a no-op */
+        ck_assert_int_eq(proc_events_pause(p), 0);
+        ck_assert(proc_events_paused(p));
+        ck_assert_int_eq(proc_events_pause(p), 0);      /* a no-op */
+        s.want = spawn(argv, NULL);
         (void) reap(s.want);
-        listen_free(e, p);
+        watch_test_run_for(e, 100 * 1000);
+        ck_assert(!s.exec && !s.exit);
+
+        ck_assert_int_eq(proc_events_resume(p), 0);
+        ck_assert(!proc_events_paused(p));
+        watch_test_run_for(e, 100 * 1000);
+        ck_assert(!s.exec && !s.exit);
+
+        flows_then_free(e, p, &s);
+}
+END_TEST
+
+/* Paused from its own exec callback (the daemon's exec wake): of two
+ * execs queued, one reaches it; resumed, events flow again. */
+START_TEST(test_pause_in_callback) {
+        static char *const argv[] = { (char *) "/bin/true", NULL };
+        Seen s = {};
+        sd_event *e;
+        ProcEvents *p = listen_new(&e, &s);
+
+        s.pause_at_exec = p;
+        (void) reap(spawn(argv, NULL));
+        (void) reap(spawn(argv, NULL));
+        watch_test_run_for(e, 100 * 1000);
+        ck_assert_uint_eq(s.n_exec_any, 1);
+        ck_assert(proc_events_paused(p));
+
+        s = (Seen) {};
+        ck_assert_int_eq(proc_events_resume(p), 0);
+        flows_then_free(e, p, &s);
 }
 END_TEST
 
@@ -215,7 +279,8 @@ END_TEST
 
 int main(void) {
         const TTest *const tests[] = {
-                test_exec_true, test_exec_sleep, test_comm_and_exit_code, test_thread_exit, test_overrun, test_free_null,
+                test_exec_true, test_exec_sleep, test_comm_and_exit_code, test_thread_exit, test_overrun, test_pause_resume,
+                test_pause_in_callback, test_free_null,
         };
         ProcEvents *p = NULL;
         sd_event *e = NULL;

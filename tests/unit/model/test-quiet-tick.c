@@ -276,8 +276,9 @@ END_TEST
 
 /* The full tick by the clock's backoff: doubling after each one that
  * left the state settled, up to QUIET_TICK_FULL_BACKOFF times the base;
- * kept by light ticks, back to the base at any other; only where long
- * ticks are taken. */
+ * back to the base after one that found something to do; kept by every
+ * other tick, a program's busy, switching and unsettled ones included;
+ * only where long ticks are taken. */
 START_TEST(test_full_backoff) {
         uint64_t max = FULL * QUIET_TICK_FULL_BACKOFF, period = FULL;
 
@@ -289,12 +290,15 @@ START_TEST(test_full_backoff) {
                 ck_assert_uint_eq(quiet_tick_full_period(FULL, period, QUIET_TICK_TOO_SHORT, false, true), period);
         }
         ck_assert_uint_eq(quiet_tick_full_period(FULL, max, QUIET_TICK_DUE, true, true), max);
-        /* A full tick by the clock that left something to do, and any
-         * other full tick, bring it back. */
+        /* A full tick by the clock that left something to do brings it
+         * back; a program's ticks (busy, switching, unsettled after it,
+         * no reading) keep it, settled or not. */
         ck_assert_uint_eq(quiet_tick_full_period(FULL, max, QUIET_TICK_DUE, false, true), FULL);
         for (QuietTickVerdict v = QUIET_TICK_OFF; v < _QUIET_TICK_VERDICT_MAX; v++)
-                if (v != QUIET_TICK_DUE && v != QUIET_TICK_TOO_SHORT)
-                        ck_assert_uint_eq(quiet_tick_full_period(FULL, max, v, true, true), FULL);
+                if (v != QUIET_TICK_DUE) {
+                        ck_assert_uint_eq(quiet_tick_full_period(FULL, max, v, true, true), max);
+                        ck_assert_uint_eq(quiet_tick_full_period(FULL, max, v, false, true), max);
+                }
         /* Without long ticks (no exec wake: a test's tree), or with light
          * ticks off, the base. */
         ck_assert_uint_eq(quiet_tick_full_period(FULL, FULL, QUIET_TICK_DUE, true, false), FULL);
@@ -304,6 +308,45 @@ START_TEST(test_full_backoff) {
          * into it first. */
         ck_assert_uint_eq(quiet_tick_full_period(FULL, 100 * FULL, QUIET_TICK_LIGHT, true, true), max);
         ck_assert_uint_eq(quiet_tick_full_period(FULL, 0, QUIET_TICK_LIGHT, true, true), FULL);
+}
+END_TEST
+
+/* The long tick's backoff: doubling at each light tick, up to
+ * QUIET_TICK_LONG_BACKOFF times quiet_tick_usec; kept by a tick too short
+ * to tell (an exec wake's check) and a full one by the clock that left
+ * the state settled; back to the base at any other.  The pace takes it,
+ * never past the full tick due. */
+START_TEST(test_long_backoff) {
+        uint64_t max = LONG * QUIET_TICK_LONG_BACKOFF, period = LONG;
+        QuietTickPace p;
+
+        for (uint64_t want = 2 * LONG; want <= max; want *= 2) {
+                period = quiet_tick_long_period(LONG, period, QUIET_TICK_LIGHT, true);
+                ck_assert_uint_eq(period, want);
+                ck_assert_uint_eq(quiet_tick_long_period(LONG, period, QUIET_TICK_TOO_SHORT, false), period);
+                ck_assert_uint_eq(quiet_tick_long_period(LONG, period, QUIET_TICK_DUE, true), period);
+        }
+        ck_assert_uint_eq(quiet_tick_long_period(LONG, max, QUIET_TICK_LIGHT, true), max);
+        ck_assert_uint_eq(quiet_tick_long_period(LONG, max, QUIET_TICK_DUE, false), LONG);
+        for (QuietTickVerdict v = QUIET_TICK_OFF; v < _QUIET_TICK_VERDICT_MAX; v++)
+                if (v != QUIET_TICK_DUE && v != QUIET_TICK_TOO_SHORT && v != QUIET_TICK_LIGHT)
+                        ck_assert_uint_eq(quiet_tick_long_period(LONG, max, v, true), LONG);
+        /* No long ticks: none; out of range (a reload): brought into it. */
+        ck_assert_uint_eq(quiet_tick_long_period(0, max, QUIET_TICK_LIGHT, true), 0);
+        ck_assert_uint_eq(quiet_tick_long_period(LONG, 100 * LONG, QUIET_TICK_TOO_SHORT, true), max);
+        ck_assert_uint_eq(quiet_tick_long_period(LONG, 0, QUIET_TICK_TOO_SHORT, true), LONG);
+
+        /* The pace: the long tick now, not past the full tick due, and
+         * never under quiet_tick_usec. */
+        p = pace(50, 0), p.quiet_full_tick_usec = 10 * LONG, p.long_tick_usec = 3 * LONG;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), 3 * LONG);
+        p.since_full_usec = 8 * LONG;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), 2 * LONG);
+        p = pace(50, 0), p.long_tick_usec = LONG / 2;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), LONG);
+        /* Not stretching (the run too short): the tick, whatever the level. */
+        p = pace(0, 0), p.long_tick_usec = 3 * LONG;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
 }
 END_TEST
 
@@ -496,6 +539,7 @@ static Suite *quiet_suite(void) {
         tcase_add_test(tc, test_pace);
         tcase_add_test(tc, test_follow);
         tcase_add_test(tc, test_full_backoff);
+        tcase_add_test(tc, test_long_backoff);
         tcase_add_test(tc, test_cpus);
         tcase_add_test(tc, test_search);
         tcase_add_test(tc, test_mark);
