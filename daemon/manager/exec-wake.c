@@ -36,6 +36,15 @@ static int proc_is_procfs(int root_fd) {
         return r;
 }
 
+bool exec_wake_usable(ExecWake *w, int root_fd) {
+        if (!w->unusable && !w->events && !w->checked) {
+                w->checked = true;
+                if (proc_is_procfs(root_fd) != 0)
+                        w->unusable = true;
+        }
+        return !w->unusable;
+}
+
 bool exec_wake_arm(ExecWake *w, sd_event *e, int root_fd, void (*callback)(void *userdata), void *userdata) {
         static const ProcEventsCallbacks callbacks = { .on_exec = on_exec };
         int r;

@@ -28,6 +28,7 @@ typedef struct ExecWake {
         bool unusable;               /* the connector cannot serve here (said once at debug) */
         bool fired;                  /* an exec came since arming */
         bool broken;                 /* a pause failed: closed at the next arm */
+        bool checked;                /* exec_wake_usable() looked at proc/ */
         uint64_t n_wakes;            /* callbacks since the start */
         void (*callback)(void *userdata);
         void *userdata;
@@ -38,6 +39,13 @@ typedef struct ExecWake {
  * before; the first exec then calls callback(userdata).  Returns true when
  * armed. */
 bool exec_wake_arm(ExecWake *w, sd_event *e, int root_fd, void (*callback)(void *userdata), void *userdata);
+
+/* Whether the wake can serve (false once it failed, or where root_fd's
+ * proc/ is not the procfs: looked at once, before any arm).  What the
+ * backoffs that assume long ticks ask, so that a tree given with --root,
+ * where the tick is never long, keeps the full tick by the clock at its
+ * base before the first arm is tried. */
+bool exec_wake_usable(ExecWake *w, int root_fd);
 
 /* Pauses the connector, keeping it open (a no-op when closed or
  * paused). */

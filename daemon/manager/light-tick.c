@@ -181,7 +181,7 @@ static void follow_update(LightTick *t, QuietTickVerdict v, uint64_t now_usec, u
 static void full_period_update(Manager *m, QuietTickVerdict v, uint64_t pace_usec) {
         LightTick *t = &m->light;
         uint64_t was = manager_light_full_period_usec(m);
-        bool wakeable = !t->wake.unusable && m->config.quiet_tick_usec > pace_usec;
+        bool wakeable = exec_wake_usable(&t->wake, m->root_fd) && m->config.quiet_tick_usec > pace_usec;
 
         t->full_period_usec = quiet_tick_full_period(m->config.quiet_full_tick_usec, was, v, t->quiet_run > 0,
                                                      wakeable);
@@ -232,7 +232,7 @@ uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_us
                 .quiet_full_tick_usec = manager_light_full_period_usec(m),
                 .since_full_usec = now_usec - t->full_usec,
                 .quiet_run = t->quiet_run,
-                .wakeable = !t->wake.unusable,
+                .wakeable = exec_wake_usable(&t->wake, m->root_fd),
                 .following = t->following,
                 .follow_tick_usec = follow_usec,
         };
