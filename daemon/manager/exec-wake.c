@@ -17,8 +17,7 @@ static void on_exec(pid_t pid, pid_t tgid, void *userdata) {
         w->fired = true;
         w->n_wakes++;
         /* No later exec wakes the daemon until the caller arms it again. */
-        if (proc_events_pause(w->events) < 0)
-                w->broken = true;
+        exec_wake_pause(w);
         if (w->callback)
                 w->callback(w->userdata);
 }
@@ -36,11 +35,23 @@ static int proc_is_procfs(int root_fd) {
         return r;
 }
 
+/* The wake cannot serve here (r: why): said once at debug, not tried
+ * again. */
+static void set_unusable(ExecWake *w, int r) {
+        w->unusable = true;
+        log_debug_errno(r, "No long ticks while quiet: %s (%m).",
+                        r == -ENOTSUP ? "proc/ under the root is not the machine's procfs"
+                                      : "the proc connector cannot wake the daemon at an exec");
+}
+
 bool exec_wake_usable(ExecWake *w, int root_fd) {
-        if (!w->unusable && !w->events && !w->checked) {
+        int r;
+
+        if (!w->checked) {
                 w->checked = true;
-                if (proc_is_procfs(root_fd) != 0)
-                        w->unusable = true;
+                r = proc_is_procfs(root_fd);
+                if (r < 0)
+                        set_unusable(w, r);
         }
         return !w->unusable;
 }
@@ -54,16 +65,11 @@ bool exec_wake_arm(ExecWake *w, sd_event *e, int root_fd, void (*callback)(void 
                 return true;
         }
         exec_wake_disarm(w);
-        if (w->unusable)
+        if (!exec_wake_usable(w, root_fd))
                 return false;
-        r = proc_is_procfs(root_fd);
-        if (r == 0)
-                r = proc_events_new(e, &callbacks, w, &w->events);
+        r = proc_events_new(e, &callbacks, w, &w->events);
         if (r < 0) {
-                w->unusable = true;
-                log_debug_errno(r, "No long ticks while quiet: %s (%m).",
-                                r == -ENOTSUP ? "proc/ under the root is not the machine's procfs"
-                                              : "the proc connector cannot wake the daemon at an exec");
+                set_unusable(w, r);
                 return false;
         }
         w->fired = false;

@@ -28,7 +28,7 @@ typedef struct ExecWake {
         bool unusable;               /* the connector cannot serve here (said once at debug) */
         bool fired;                  /* an exec came since arming */
         bool broken;                 /* a pause failed: closed at the next arm */
-        bool checked;                /* exec_wake_usable() looked at proc/ */
+        bool checked;                /* exec_wake_usable() looked at proc/ (once) */
         uint64_t n_wakes;            /* callbacks since the start */
         void (*callback)(void *userdata);
         void *userdata;
