@@ -218,11 +218,11 @@ uint64_t quiet_tick_full_period(uint64_t base_usec, uint64_t period_usec, QuietT
 
 /* The long tick backs off too.  Once the full tick by the clock has
  * backed off, the light tick at each long one is most of what a quiet
- * machine costs: each wakeup of the daemon costs 0.3-0.5 ms of CPU on an
- * idle 2-CPU KVM guest, where the reads themselves take microseconds
- * warm (the timer, the switch in and out and the cold caches of a
- * process that slept: /proc/PID/schedstat over 30 s quiet, 21 wakeups,
- * 7.2 ms), and the whole idle machine burns 0.05 CPU s in 4 (bench/live's
+ * machine costs: each wakeup of the daemon costs about 0.36 ms of CPU on
+ * an idle 2-CPU KVM guest whatever it reads (bench/daemon-overhead at 2 s
+ * long ticks: 24 ticks in 48 s, 21 of them light;
+ * bench/results/overhead-long-backoff), and the whole idle machine burns
+ * 0.05 CPU s in 4 (bench/live's
  * idle program), whose 2% is 1 ms.  So each light tick doubles the long
  * tick, up to QUIET_TICK_LONG_BACKOFF times quiet_tick_usec; a tick too
  * short to tell, or a full one by the clock that left the state settled,
