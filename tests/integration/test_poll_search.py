@@ -62,10 +62,19 @@ Row = collections.namedtuple('Row', 'ctxt_per_s busy poll')
 PGBENCH = {0: Row(6000, 0.15, 0.0), 1: Row(8400, 0.15, 0.03), 2: Row(12000, 0.16, 0.06),
            3: Row(19000, 0.18, 0.10), 4: Row(19500, 0.18, 0.32), 5: Row(19600, 0.18, 0.82)}
 # A program whose wakeups a poll catches only when it never halts: the
-# 200 us window within the margin of the 100 us one (utilities -4.93,
-# -4.99), polling only 0.12 above them (-4.81) for all of both CPUs.
+# 200 us window a little better than the 100 us one (utilities -4.93,
+# -4.85), so the climb walks on from it (walk_on() in poll-search.c:
+# from the longest window only where it is within the margin of the
+# best), polling only 0.5 above them (-4.34) for all of both CPUs.  The
+# gaps are wide because this machine's measurements scatter: on a loaded
+# machine an arm's utility came out up to 0.1 from its row (the feeder
+# steps every 10 ms, late under load, and a measurement is two 80 ms
+# ticks), and a table with the 200 us window 0.06 below the 100 us one,
+# 0.03 inside the margin, failed one run in four beside two busy loops
+# (measured 0.12 and 0.13 below: the climb held 100 us).  The rule at the
+# margin's edge is test-poll-search.c's test_poll_only, without noise.
 POLL_ONLY = {0: Row(6000, 0.15, 0.0), 1: Row(8400, 0.15, 0.03), 2: Row(12000, 0.16, 0.06),
-             3: Row(19000, 0.18, 0.10), 4: Row(19500, 0.18, 0.12), 5: Row(72000, 0.18, 0.82)}
+             3: Row(19000, 0.18, 0.10), 4: Row(21500, 0.18, 0.12), 5: Row(100000, 0.18, 0.82)}
 # A fixed-rate timer program: the same progress under every arm; each
 # window only adds its polling (utilities -4.91, -5.64, -6.13, -6.78, -7.41).
 TIMER = {0: Row(4000, 0.05, 0.0), 1: Row(4000, 0.05, 0.05), 2: Row(4000, 0.05, 0.10),
@@ -298,8 +307,8 @@ class PollSearch(T.IdlePolicyTestCase):
             self.assertEqual([self.read(k) for k in POLL_DISABLE], ['0', '0'])
             for r in self.reasons():
                 self.assertIn('cap POLL: the poll search holds polling only', r)
-        # It climbed through every window, the 200 us one within the
-        # margin of the 100 us one, to polling only.
+        # It climbed through every window, from the 200 us one (the best,
+        # or within the margin of the 100 us one) to polling only.
         arms = arm_sequence(machine.arms)
         self.assertEqual(arms[arms.index(0):][:6], [0, 1, 2, 3, 4, ONLY], machine.arms)
         self.assertRegex(self.daemon.output(), r'Poll search \(hold\): holding polling only; '
