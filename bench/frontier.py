@@ -187,8 +187,8 @@ def cpu_verdict(over_pct, noise_pct, own_pct, tolerance_pct):
     moves between settings with the same knobs by more than 2% (noise_pct:
     the stock settings' half-range over the rounds or an A/A pair's
     distance, in %); what the daemon adds itself is measured apart and
-    exactly (own_pct: its own CPU, /proc/PID/schedstat, in % of the best
-    stock CPU).  So:
+    exactly (own_pct: its own CPU, /proc/PID/schedstat over the window
+    the run's CPU is measured over, in % of the best stock CPU).  So:
       within tolerance_pct                      "within N% of the best stock CPU"
       above it but within the noise, and the
       daemon's own CPU within tolerance_pct     "within N% as measured: ..."
