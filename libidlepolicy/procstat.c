@@ -214,6 +214,30 @@ int procstat_parse_totals(const char *text, ProcTotals *ret, ErrorInfo *e) {
         return 0;
 }
 
+unsigned procstat_parse_online(const char *text, CpuSet *ret) {
+        Line l = {};
+        unsigned n = 0;
+
+        cpuset_clear(ret);
+        while (line_next(text, &l)) {
+                const char *p = l.start + 3, *tok;
+                size_t len;
+                uint64_t cpu;
+
+                if (!l.terminated || l.end - l.start < 4 || strncmp(l.start, "cpu", 3) != 0 || !is_digit(*p))
+                        continue;
+                tok = p;
+                while (p < l.end && is_digit(*p))
+                        p++;
+                len = (size_t) (p - tok);
+                if (p == l.end || !is_blank(*p) || token_u64(tok, len, &cpu) < 0 || cpu >= CPUSET_MAX)
+                        continue;
+                cpuset_add(ret, (unsigned) cpu);
+                n++;
+        }
+        return n;
+}
+
 bool procreader_ctxt(const ProcReader *r, uint64_t *ret) {
         if (r->totals.has_ctxt)
                 *ret = r->totals.ctxt;
@@ -453,7 +477,7 @@ int procreader_read(ProcReader *r, unsigned n_cpus, ProcCpuSample *out, ErrorInf
         return k;
 }
 
-int procreader_read_totals(ProcReader *r, ProcTotals *ret, ErrorInfo *e) {
+int procreader_read_totals(ProcReader *r, ProcTotals *ret, CpuSet *online, ErrorInfo *e) {
         int n = reread_text(r, r->stat_fd, PROCFS_STAT, e);
 
         if (n >= 0)
@@ -462,6 +486,8 @@ int procreader_read_totals(ProcReader *r, ProcTotals *ret, ErrorInfo *e) {
                 r->totals = (ProcTotals) {};
                 return n;
         }
+        if (online)
+                (void) procstat_parse_online(r->buf, online);
         *ret = r->totals;
         return 0;
 }

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "cleanup.h"
-
+#include "cpuset.h"
 #include "errinfo.h"
 
 typedef struct ProcCpuSample {
@@ -61,10 +61,11 @@ int procreader_read(ProcReader *r, unsigned n_cpus, ProcCpuSample *out, ErrorInf
 bool procreader_ctxt(const ProcReader *r, uint64_t *ret);
 
 /* Reads proc/stat alone (not proc/interrupts) into *ret: the cheap look
- * at the machine a light tick takes (quiet-tick.h).  Returns 0 or a
- * negative errno with e set (-EBADMSG: no "cpu" line, or a bad one; a
- * missing or bad ctxt only leaves has_ctxt false). */
-int procreader_read_totals(ProcReader *r, ProcTotals *ret, ErrorInfo *e);
+ * at the machine a light tick takes (quiet-tick.h); with online, also the
+ * CPUs it lists (procstat_parse_online()).  Returns 0 or a negative errno
+ * with e set (-EBADMSG: no "cpu" line, or a bad one; a missing or bad
+ * ctxt only leaves has_ctxt false). */
+int procreader_read_totals(ProcReader *r, ProcTotals *ret, CpuSet *online, ErrorInfo *e);
 
 /* The totals at the last successful procreader_read() or
  * procreader_read_totals() (all has_* false before the first). */
@@ -82,3 +83,9 @@ int procstat_parse_ctxt(const char *text, uint64_t *ret);
  * -EBADMSG with e set when the "cpu" line is missing or bad (a missing or
  * bad ctxt leaves has_ctxt false). */
 int procstat_parse_totals(const char *text, ProcTotals *ret, ErrorInfo *e);
+/* The CPUs with a complete "cpuN" line in proc/stat's text into *ret: the
+ * online ones (the kernel's show_stat() lists each online CPU), so that a
+ * light tick tells a hotplug from the file it reads anyway, without
+ * reading devices/system/cpu/online.  Returns how many lines it took (0:
+ * a text without per-CPU lines tells nothing). */
+unsigned procstat_parse_online(const char *text, CpuSet *ret);

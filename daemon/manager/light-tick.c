@@ -80,6 +80,7 @@ bool manager_light_tick(Manager *m, uint64_t now_usec) {
         QuietTickState st;
         QuietTickVerdict v;
         ProcTotals now = {};
+        CpuSet online;
         ErrorInfo e = {};
 
         if (!m->sampling->proc || !m->policy.loop || t->full_usec == 0 || m->config.quiet_full_tick_usec == 0) {
@@ -89,10 +90,13 @@ bool manager_light_tick(Manager *m, uint64_t now_usec) {
         st = quiet_state(m, now_usec);
         if (st.since_full_usec >= st.quiet_full_tick_usec)
                 v = QUIET_TICK_DUE;     /* the full tick reads proc/stat itself */
-        else if (procreader_read_totals(m->sampling->proc, &now, &e) < 0) {
+        else if (procreader_read_totals(m->sampling->proc, &now, &online, &e) < 0) {
                 log_debug("Failed to read proc/stat for a light tick: %s, taking a full one.", e.message);
                 v = QUIET_TICK_NO_READING;
-        } else {
+        } else if (!cpuset_equal(&online, &m->sampling->topology->online))
+                /* The full tick reads the online file (manager_on_tick()). */
+                v = QUIET_TICK_HOTPLUG;
+        else {
                 v = quiet_tick_decide(&st, m->policy.loop, &t->last, &now, now_usec - t->last_usec);
                 /* Too short to tell busy: the next tick judges from the
                  * same reference, over both intervals. */
@@ -289,7 +293,7 @@ static void light_wake(Manager *m, const char *why, bool exec) {
         /* The next tick measures from here, not over the whole long tick
          * (a program's first 100 ms of switches diluted over 2 s look
          * quiet).  Without a reading that tick is full. */
-        if (r >= 0 && m->sampling->proc && procreader_read_totals(m->sampling->proc, &reading, &e) >= 0) {
+        if (r >= 0 && m->sampling->proc && procreader_read_totals(m->sampling->proc, &reading, NULL, &e) >= 0) {
                 t->last = reading;
                 t->last_usec = now;
         } else {

@@ -9,10 +9,16 @@
  * close of /dev/cpu_dma_latency, which adds and removes a PM QoS request
  * in the kernel: 17 us of a light tick's ~150 here; nothing the plan
  * decides depends on it, it is shown on the bus and in the metrics, and a
- * request set on a quiet machine shows at the next full tick).  The
- * hotplug check (one pread of a kept fd: a CPU that comes or goes makes
- * the tick full), the pins' refresh (nothing unless their profiles went
- * stale) and the tick's metrics run at every tick.  A full tick comes when
+ * request set on a quiet machine shows at the next full tick).  A light
+ * tick does not read devices/system/cpu/online either: proc/stat lists the
+ * online CPUs (procstat_parse_online()), and a reading whose list is not
+ * the CPUs known online makes the tick full (QUIET_TICK_HOTPLUG), which
+ * reads the file first, as every full tick does (a pread of a kept fd,
+ * but each file a wakeup after a long idle touches runs a cold kernel
+ * path: on a quiet machine a light tick's CPU is mostly such paths).  The
+ * pins'
+ * refresh (nothing unless their profiles went stale) and the tick's
+ * metrics run at every tick.  A full tick comes when
  * the rule says so, in the same wakeup as the reading that showed
  * activity.
  *

@@ -319,18 +319,20 @@ static int manager_full_tick(Manager *m, uint64_t now) {
 static int manager_on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         uint64_t start = metrics_now_usec(CLOCK_MONOTONIC), now;
-        const Sampling *before = m->sampling;
         int r;
 
         r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         if (r < 0)
                 return sd_event_exit(m->event, log_error_errno(r, "Failed to read the monotonic clock: %m"));
-        manager_check_hotplug(m);
-        /* After a hotplug (a new sampling), a full tick. */
-        if (m->sampling != before || !manager_light_tick(m, now))
-                r = manager_full_tick(m, now);
-        else
+        /* A light tick is one whose proc/stat lists the CPUs known online
+         * (QUIET_TICK_HOTPLUG otherwise); any other reads the online file
+         * first, and after a hotplug (a new sampling) the tick is full. */
+        if (manager_light_tick(m, now))
                 r = manager_pins_refresh_stale(m) == -ENOMEM ? log_oom() : 0;
+        else {
+                manager_check_hotplug(m);
+                r = manager_full_tick(m, now);
+        }
         if (r < 0)
                 return sd_event_exit(m->event, r);
         if (!m->light.light && manager_latency_tick(m, now) == -ENOMEM)

@@ -17,6 +17,7 @@ static const char *const verdict_names[_QUIET_TICK_VERDICT_MAX] = {
         [QUIET_TICK_SWITCHING] = "switching",
         [QUIET_TICK_BUSY] = "busy",
         [QUIET_TICK_TOO_SHORT] = "too short",
+        [QUIET_TICK_HOTPLUG] = "hotplug",
 };
 
 const char *quiet_tick_verdict_to_string(QuietTickVerdict v) {

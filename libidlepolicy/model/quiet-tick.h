@@ -112,11 +112,14 @@ typedef enum QuietTickVerdict {
         QUIET_TICK_BUSY,             /* busy at or above the bound */
         QUIET_TICK_TOO_SHORT,        /* not switching, too short to tell busy: light, judged
                                       * again at the normal pace from the same reference */
+        QUIET_TICK_HOTPLUG,          /* proc/stat lists other CPUs than the online ones the
+                                      * daemon knows (procstat_parse_online()): a CPU came or
+                                      * went; the full tick reads the online file */
         _QUIET_TICK_VERDICT_MAX,
 } QuietTickVerdict;
 
 /* "light", "off", "due", "unsettled", "no reading", "switching", "busy",
- * "too short". */
+ * "too short", "hotplug". */
 const char *quiet_tick_verdict_to_string(QuietTickVerdict v);
 
 /* The mark of l now. */

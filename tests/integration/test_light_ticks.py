@@ -9,6 +9,7 @@ not re-read the cpuidle counters then (a state's usage moved in the tree is
 not in its metrics); a jump of the context switches makes the ticks full at
 once (no light tick counted after it, the usage seen); busy time does too;
 quiet_full_tick_usec 0 turns them off, and a SIGHUP with another value on;
+a CPU that goes or comes is seen from proc/stat, without the online file;
 no tick is long on a fake tree (no exec wake for it);
 in enforce mode, once the poll search holds no polling, they come too.
 Nothing here asserts on time: the counters the daemon exposes say which
@@ -114,6 +115,42 @@ class LightTicks(T.IdlePolicyTestCase):
         # suite's live-long-ticks has them).
         self.assertRegex(self.metrics(), r'(?m)^idlepolicy_long_ticks_total 0$')
         self.assertRegex(self.metrics(), r'(?m)^idlepolicy_tick_long 0$')
+        self.assertTrue(self.daemon.alive())
+
+    def test_hotplug_while_light(self):
+        """A light tick does not read devices/system/cpu/online: the
+        proc/stat it reads lists the online CPUs (the kernel's
+        show_stat()), and a tick whose list is not the CPUs known online is
+        full (QUIET_TICK_HOTPLUG) and reads the file.  A garbled online file
+        goes unread while the ticks are light; a CPU taken offline
+        (make-faketree --set-offline: the file, proc/stat's line and the
+        cpuidle directories go, as in the kernel) is seen at the next tick,
+        and back online likewise."""
+        self.start(NEVER_DUE)
+        online = os.path.join(self.tree, T.CPU_DIR, 'online')
+        with open(online, encoding='ascii') as f:
+            saved = f.read()
+        with Feeder(self):
+            self.wait_light(5, 'a quiet machine settles into them')
+            offset = len(self.daemon.output())
+            with open(online, 'w', encoding='ascii') as f:
+                f.write('garbage\n')
+            self.wait_light(5, 'the online file garbled')
+            with open(online, 'w', encoding='ascii') as f:
+                f.write(saved)
+            self.assertNotIn('Failed to read the online CPUs', self.daemon.output()[offset:],
+                             'a light tick read the online file')
+        # No feeder while the tree changes (it rewrites proc/stat in place).
+        _, full = self.counts()
+        self.make_tree(self.tree, ['--set-offline', '1'])
+        T.wait_for(lambda: not self.cpu_prop(1, 'Online'), timeout=30, what='cpu1 offline, seen from light ticks')
+        self.assertGreater(self.counts()[1], full, 'no full tick for the hotplug')
+        self.assertIn('Online CPUs changed, now 0.', self.daemon.output())
+        with Feeder(self):
+            self.wait_light(3, 'quiet again, one CPU')
+        self.make_tree(self.tree, ['--set-online', '1'])
+        T.wait_for(lambda: bool(self.cpu_prop(1, 'Online')), timeout=30, what='cpu1 back online')
+        self.assertIn('Online CPUs changed, now 0-1.', self.daemon.output())
         self.assertTrue(self.daemon.alive())
 
     def test_enforce(self):

@@ -345,6 +345,28 @@ START_TEST(test_totals) {
 }
 END_TEST
 
+/* The CPUs proc/stat lists, the online ones: a line each, in any order
+ * and with gaps; the aggregate line, "cpux", a cut-off last line and an id
+ * the set cannot hold are not CPUs. */
+START_TEST(test_online) {
+        CpuSet s;
+        char big[64];
+
+        ck_assert_uint_eq(procstat_parse_online(stat_vm, &s), 2);
+        ck_assert_uint_eq(cpuset_count(&s), 2);
+        ck_assert(cpuset_contains(&s, 0) && cpuset_contains(&s, 1));
+        ck_assert_uint_eq(procstat_parse_online("cpu  1 2 3 4\ncpu3 1 1 1 1\ncpu0 1 1 1 1\ncpux 9\n"
+                                                "cpu12 1 1 1 1\ncpu\ncpu5", &s), 3);
+        ck_assert_uint_eq(cpuset_count(&s), 3);
+        ck_assert(cpuset_contains(&s, 0) && cpuset_contains(&s, 3) && cpuset_contains(&s, 12));
+        ck_assert(!cpuset_contains(&s, 5));
+        snprintf(big, sizeof(big), "cpu  1 1 1 1\ncpu%u 1 1 1 1\ncpu2x 1\n", CPUSET_MAX);
+        ck_assert_uint_eq(procstat_parse_online(big, &s), 0);
+        ck_assert_uint_eq(cpuset_count(&s), 0);
+        ck_assert_uint_eq(procstat_parse_online("", &s), 0);
+}
+END_TEST
+
 /* procreader_read_totals() reads proc/stat alone; both reads leave the
  * totals for procreader_totals(). */
 START_TEST(test_reader_totals) {
@@ -366,14 +388,22 @@ START_TEST(test_reader_totals) {
         ck_assert_int_eq(faketree_write(t->fd, "proc/interrupts", "garbage\n"), 0);
         ck_assert_int_eq(faketree_write(t->fd, "proc/stat", "cpu  12 0 5 198\ncpu0 1 2 3 4\nctxt 950\n"), 0);
         ck_assert_int_eq(procreader_read(r, 2, out, &e), -EBADMSG);
-        ck_assert_int_eq(procreader_read_totals(r, &x, &e), 0);
+        ck_assert_int_eq(procreader_read_totals(r, &x, NULL, &e), 0);
         ck_assert_uint_eq(x.busy_jiffies, 17);
         ck_assert_uint_eq(x.total_jiffies, 215);
         ck_assert_uint_eq(x.ctxt, 950);
         ck_assert_uint_eq(procreader_totals(r).ctxt, 950);
+        /* asked, the CPUs it lists: cpu1 went offline */
+        {
+                CpuSet online;
+
+                ck_assert_int_eq(procreader_read_totals(r, &x, &online, &e), 0);
+                ck_assert_uint_eq(cpuset_count(&online), 1);
+                ck_assert(cpuset_contains(&online, 0));
+        }
         /* a bad proc/stat: an error, and no totals left behind */
         ck_assert_int_eq(faketree_write(t->fd, "proc/stat", "intr 1\n"), 0);
-        ck_assert_int_eq(procreader_read_totals(r, &x, &e), -EBADMSG);
+        ck_assert_int_eq(procreader_read_totals(r, &x, NULL, &e), -EBADMSG);
         ck_assert_msg_has(e, "no \"cpu\" line");
         ck_assert(!procreader_totals(r).has_cpu);
         ck_assert_uint_eq(x.ctxt, 950);
@@ -426,6 +456,7 @@ int main(void) {
         tcase_add_test(reader, test_reader_tree);
         tcase_add_test(reader, test_reader_ctxt);
         tcase_add_test(ctxt, test_totals);
+        tcase_add_test(ctxt, test_online);
         tcase_add_test(reader, test_reader_totals);
         tcase_add_test(reader, test_reader_missing_and_garbage);
         return unit_run(s);

@@ -522,6 +522,7 @@ START_TEST(test_names) {
         ck_assert_str_eq(quiet_tick_verdict_to_string(QUIET_TICK_SWITCHING), "switching");
         ck_assert_str_eq(quiet_tick_verdict_to_string(QUIET_TICK_BUSY), "busy");
         ck_assert_str_eq(quiet_tick_verdict_to_string(QUIET_TICK_TOO_SHORT), "too short");
+        ck_assert_str_eq(quiet_tick_verdict_to_string(QUIET_TICK_HOTPLUG), "hotplug");
         ck_assert_str_eq(quiet_tick_verdict_to_string(_QUIET_TICK_VERDICT_MAX), "?");
 }
 END_TEST
