@@ -113,21 +113,33 @@ static void stat_store(ProcCpuSample *c, const uint64_t *v, int n) {
         c->has_stat = true;
 }
 
+/* The id of a "cpuN" line (l starts with "cpu"): 1 with *cpu, and *p
+ * past it; 0 when no digit follows "cpu"; -EBADMSG when the digits are
+ * not a number ended by a blank. */
+static int cpu_label(const Line *l, const char **p, uint64_t *cpu) {
+        const char *id = l->start + 3, *q = id;
+
+        if (!is_digit(*id))
+                return 0;
+        while (q < l->end && is_digit(*q))
+                q++;
+        if (token_u64(id, (size_t) (q - id), cpu) < 0 || !is_blank(*q))
+                return -EBADMSG;
+        *p = q;
+        return 1;
+}
+
 /* Parses one "cpu..." line.  *n_columns is the number of values of the
  * aggregate "cpu" line (0 before it).  Returns 0 or -EBADMSG with e set. */
 static int stat_line(const Line *l, unsigned n_cpus, ProcCpuSample *out, int *n_columns, ErrorInfo *e) {
         uint64_t v[STAT_MAX_VALUES];
         const char *p = l->start + 3;
         uint64_t cpu = UINT64_MAX;
-        int n;
+        int n = cpu_label(l, &p, &cpu);
 
-        if (is_digit(*p)) {
-                const char *id = p;
-                while (p < l->end && is_digit(*p))
-                        p++;
-                if (token_u64(id, (size_t) (p - id), &cpu) < 0 || !is_blank(*p))
-                        return errinfo_set(e, -EBADMSG, PROCFS_STAT ":%u: invalid CPU label", l->number);
-        } else if (*n_columns > 0 || !is_blank(*p))
+        if (n < 0)
+                return errinfo_set(e, -EBADMSG, PROCFS_STAT ":%u: invalid CPU label", l->number);
+        if (n == 0 && (*n_columns > 0 || !is_blank(*p)))
                 return 0;                 /* "cpu" as a prefix of some other key */
         if (!l->terminated)
                 return errinfo_set(e, -EBADMSG, PROCFS_STAT ":%u: truncated line", l->number);
@@ -220,17 +232,11 @@ unsigned procstat_parse_online(const char *text, CpuSet *ret) {
 
         cpuset_clear(ret);
         while (line_next(text, &l)) {
-                const char *p = l.start + 3, *tok;
-                size_t len;
+                const char *p;
                 uint64_t cpu;
 
-                if (!l.terminated || l.end - l.start < 4 || strncmp(l.start, "cpu", 3) != 0 || !is_digit(*p))
-                        continue;
-                tok = p;
-                while (p < l.end && is_digit(*p))
-                        p++;
-                len = (size_t) (p - tok);
-                if (p == l.end || !is_blank(*p) || token_u64(tok, len, &cpu) < 0 || cpu >= CPUSET_MAX)
+                if (!l.terminated || strncmp(l.start, "cpu", 3) != 0 || cpu_label(&l, &p, &cpu) <= 0 ||
+                    cpu >= CPUSET_MAX)
                         continue;
                 cpuset_add(ret, (unsigned) cpu);
                 n++;

@@ -127,7 +127,7 @@ def cpu_s_between(i0, i1):
     return sum((i1[c][0] - i0[c][0]) - (i1[c][1] - i0[c][1]) / 1e6 for c in i0)
 
 
-def _task_cpu_ns(pid):
+def task_cpu_ns(pid):
     """CPU ns used so far by pid, all its threads (/proc/PID/schedstat's
     first field), None if gone or unreadable."""
     try:
@@ -147,7 +147,7 @@ class CpuMeter:
     def start(self):
         pid = os.environ.get("WL_WATCH_PID", "")
         self.watch = int(pid) if pid.isdigit() else None
-        self.w0 = _task_cpu_ns(self.watch) if self.watch else None
+        self.w0 = task_cpu_ns(self.watch) if self.watch else None
         self.states = _idle_states()
         self.i0 = _idle_read(self.states)
         self.t0 = time.monotonic()
@@ -159,7 +159,7 @@ class CpuMeter:
         self.s1 = _proc_stat()
         self.p1 = _poll_time_us()
         self.i1 = _idle_read(self.states)
-        self.w1 = _task_cpu_ns(self.watch) if self.watch else None
+        self.w1 = task_cpu_ns(self.watch) if self.watch else None
 
     def precise_cpu_s(self):
         """cpu_s_between() the start and the stop."""

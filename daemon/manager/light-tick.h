@@ -16,11 +16,9 @@
  * reads the file first, as every full tick does (a pread of a kept fd,
  * but each file a wakeup after a long idle touches runs a cold kernel
  * path: on a quiet machine a light tick's CPU is mostly such paths).  The
- * pins'
- * refresh (nothing unless their profiles went stale) and the tick's
- * metrics run at every tick.  A full tick comes when
- * the rule says so, in the same wakeup as the reading that showed
- * activity.
+ * pins' refresh (nothing unless their profiles went stale) and the tick's
+ * metrics run at every tick.  A full tick comes when the rule says so, in
+ * the same wakeup as the reading that showed activity.
  *
  * The long tick while quiet (quiet-tick.h, QuietTickPace): after each
  * tick, manager_light_next_usec() gives the interval to the next one and
