@@ -50,6 +50,9 @@ static QuietTickState quiet_state(const Manager *m, uint64_t now_usec) {
                 .has_rates = m->sampling->has_rates && m->view.has_system,
                 .consolidation_pending = consolidation_pending(m),
                 .n_online = cpuset_count(&m->sampling->topology->online),
+                /* The judge of an exec wake's check holds the program's
+                 * start-up to the tick's bar (QUIET_TICK_JUDGE_USEC). */
+                .busy_span_usec = t->wake_usec != 0 && !t->following ? m->tick_usec : 0,
         };
 }
 
@@ -239,6 +242,10 @@ uint64_t manager_light_next_usec(Manager *m, uint64_t now_usec, uint64_t pace_us
                 .wakeable = exec_wake_usable(&t->wake, m->root_fd),
                 .following = t->following,
                 .follow_tick_usec = follow_usec,
+                /* Too short to tell: judged once the reference, the
+                 * reading it kept (an exec wake's), is long enough. */
+                .judge_in_usec = v == QUIET_TICK_TOO_SHORT && t->last_usec != 0 && now_usec >= t->last_usec ?
+                                         quiet_tick_judge_in_usec(now_usec - t->last_usec) : 0,
         };
         next = quiet_tick_next_usec(&p);
         stretching = quiet_tick_stretching(&p);

@@ -26,7 +26,11 @@
  * while the tick is long, or a replan from outside the tick (a profile, a
  * pin, a mode: manager_light_wake()), brings the tick back at once: the
  * next one comes min(tick, poll_search_tick_usec) later, measured from a
- * reading of proc/stat taken at the wake.  After an exec wake, a tick that
+ * reading of proc/stat taken at the wake; that check, too short to tell
+ * busy unless the machine switches, is judged over again
+ * QUIET_TICK_JUDGE_USEC after the wake's reading (quiet_tick_judge_in_usec()),
+ * not at the normal pace, and busy against the tick's span
+ * (QuietTickState.busy_span_usec).  After an exec wake, a tick that
  * finds the machine busy or switching starts a follow of the program's
  * start (quiet-tick.h, quiet_tick_follows()): the ticks then come at the
  * poll search's short pace while the search holds no polling.  While long

@@ -11,7 +11,15 @@
  *   arm 0          no polling: a governor that keeps the tick while idle
  *                  periods are short (menu, or wteo), POLL disabled;
  *   arms 1..4      the haltpoll governor with guest_halt_poll_ns = 25, 50,
- *                  100 or 200 µs (the kernel's own grow/shrink);
+ *                  100 or 200 µs (the kernel's own grow/shrink).
+ *                  The kernel's other parameters (guest_halt_poll_grow,
+ *                  _grow_start, _shrink, _allow_shrink) stay as booted:
+ *                  measured beside the windows, none moved pgbench-ro past
+ *                  the noise (allow_shrink=N +3-10% at 100 and 200 µs,
+ *                  p 0.28 over 8 rounds).  A lower grow_start saved CPU at
+ *                  100 µs only on programs where the search holds no
+ *                  polling (wakeup, ebizzy); at 50 µs it cost pgbench 26%
+ *                  (bench/results/live-haltpoll-params);
  *   arm 5          polling only (POLL_SEARCH_ONLY): every other state
  *                  disabled on the searched CPUs, their resume latency
  *                  "n/a" (the haltpoll governor kept).  A window polls up

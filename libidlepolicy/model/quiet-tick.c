@@ -42,36 +42,46 @@ static uint64_t hash_u64(uint64_t h, uint64_t v) {
  * KVM guest the poll economics set it, cpu_kvm_plan(): the model learns
  * beneath, and its wishes move on a quiet machine as the idle periods of
  * a program that stopped leave its history, which changes nothing in
- * force). */
-static uint64_t hash_cpu(uint64_t h, const PolicyCpu *c) {
+ * force); and the CPU's own poll decision where it is in force, not where
+ * the poll search owns the CPU (policy_search_owns_cpu(): the priced
+ * decision is still made beneath, and it moved on a quiet machine one CPU
+ * a tick after a program stopped, 50 µs windows that nothing wrote, each
+ * move two more full ticks: bench/live --logs, the ticks after pgbench). */
+static uint64_t hash_cpu(uint64_t h, const PolicyCpu *c, const PolicySystem *s) {
+        bool searched = s->searching && strcmp(c->profile, s->search_profile) == 0;
+
         h = hash_u64(h, c->active | (uint64_t) c->settled << 1 | (uint64_t) c->has_poll << 2 |
                                 (uint64_t) c->kvm_plan << 3);
         h = hash_u64(h, (uint64_t) c->cap << 32 | c->floor);
         h = hash_u64(h, (uint64_t) c->cap_reason << 32 | c->floor_reason);
         if (!c->kvm_plan)
                 h = hash_u64(h, (uint64_t) c->plan.model_cap << 32 | c->plan.model_floor);
-        h = hash_u64(h, (uint64_t) c->poll.mode << 32 ^ c->poll.window_ns);
+        if (!searched)
+                h = hash_u64(h, (uint64_t) c->poll.mode << 32 ^ c->poll.window_ns);
         return hash_bytes(h, c->allowed, sizeof(bool) * (c->n_states < MODEL_STATES_MAX ? c->n_states : MODEL_STATES_MAX));
 }
 
 /* The machine's decisions: the halt-poll window of the machine and of
- * each profile's CPUs, the governor wanted, and where the poll search is
- * (not its counters, which move at every tick it measures). */
+ * each profile's CPUs (not of the profile the poll search runs for: its
+ * priced decision is made beneath and not in force, as a CPU's in
+ * hash_cpu()), the governor wanted, and where the poll search is
+ * (not its counters, which move at every tick it measures, nor its silent
+ * ticks: search_settled()). */
 static uint64_t hash_system(uint64_t h, const PolicySystem *s) {
         h = hash_u64(h, s->has_poll | (uint64_t) s->governor_required << 1 | (uint64_t) s->searching << 2);
         h = hash_u64(h, (uint64_t) s->poll.mode << 32 ^ s->poll.window_ns);
         h = hash_bytes(h, s->governor, strnlen(s->governor, sizeof(s->governor)));
         for (unsigned g = 0; g < s->n_groups && g < POLICY_POLL_GROUPS_MAX; g++)
-                h = hash_u64(h, (uint64_t) s->groups[g].plan.mode << 32 ^ s->groups[g].plan.window_ns);
-        h = hash_u64(h, (uint64_t) s->search.phase << 48 | (uint64_t) s->search.arm << 32 | s->search.best);
-        return hash_u64(h, s->search_silent);
+                if (!s->searching || strcmp(s->groups[g].profile, s->search_profile) != 0)
+                        h = hash_u64(h, (uint64_t) s->groups[g].plan.mode << 32 ^ s->groups[g].plan.window_ns);
+        return hash_u64(h, (uint64_t) s->search.phase << 48 | (uint64_t) s->search.arm << 32 | s->search.best);
 }
 
 QuietTickMark quiet_tick_mark(const PolicyStep *l) {
         uint64_t h = FNV_OFFSET;
 
         for (unsigned cpu = 0; cpu < l->n_cpus; cpu++)
-                h = hash_cpu(h, &l->cpus[cpu]);
+                h = hash_cpu(h, &l->cpus[cpu], &l->sys);
         return (QuietTickMark) { .plan = hash_system(h, &l->sys), .search_samples = l->sys.search.samples };
 }
 
@@ -99,10 +109,18 @@ static const char *cpu_unsettled(const PolicyCpu *c) {
  * poll-search.h); and when it waited at the last full tick
  * for an arm not in force (no sample measured, nothing moved: observe
  * mode, where its arms are never written).  Climbing, probing or holding
- * a window, each tick is a step. */
+ * a window, each tick is a step.  Nor while it counts ticks without a
+ * measurement towards its stop (search_silent, policy-search.c): light
+ * ticks do not step it, and a machine whose switch count never moves
+ * would keep it holding its arm.  A count that went back to 0 moved
+ * nothing: in the plan's hash, a tick after the knobs a program's end
+ * wrote (a CPU not read whole) cost two full ticks, one for the count's
+ * rise and one for its fall. */
 static bool search_settled(const PolicySystem *s, const QuietTickMark *before, const QuietTickMark *after) {
         if (!s->searching)
                 return true;
+        if (s->search_silent > 0)
+                return false;
         if (s->search.phase == POLL_SEARCH_HOLD && s->search.best == 0)
                 return true;
         return before->search_samples == after->search_samples && before->plan == after->plan;
@@ -123,8 +141,8 @@ bool quiet_tick_policy_settled(const PolicyStep *l, const QuietTickMark *before,
 }
 
 QuietTickVerdict quiet_tick_machine(const ProcTotals *before, const ProcTotals *now, uint64_t interval_us,
-                                    unsigned n_online) {
-        uint64_t d_busy, d_total, d_ctxt;
+                                    unsigned n_online, uint64_t busy_span_usec) {
+        uint64_t d_busy, d_total, d_ctxt, span;
         unsigned __int128 busy_q10;
 
         if (!before->has_cpu || !now->has_cpu || !before->has_ctxt || !now->has_ctxt || interval_us == 0 ||
@@ -140,10 +158,14 @@ QuietTickVerdict quiet_tick_machine(const ProcTotals *before, const ProcTotals *
         if (d_total < (uint64_t) QUIET_TICK_BUSY_MIN_JIFFIES * n_online)
                 return QUIET_TICK_TOO_SHORT;
         /* The busy share of the machine, and in CPUs' worth (the "cpu"
-         * line sums the online CPUs' time: n_online of them). */
+         * line sums the online CPUs' time: n_online of them), over the
+         * reading or busy_span_usec, whichever is longer. */
+        span = busy_span_usec / QUIET_TICK_JIFFY_USEC * n_online;
+        if (span < d_total)
+                span = d_total;
         busy_q10 = (unsigned __int128) d_busy * 1024;
-        if (busy_q10 >= (unsigned __int128) d_total * QUIET_TICK_BUSY_SHARE_Q10 ||
-            busy_q10 * n_online >= (unsigned __int128) d_total * QUIET_TICK_BUSY_CPU_MAX_Q10)
+        if (busy_q10 >= (unsigned __int128) span * QUIET_TICK_BUSY_SHARE_Q10 ||
+            busy_q10 * n_online >= (unsigned __int128) span * QUIET_TICK_BUSY_CPU_MAX_Q10)
                 return QUIET_TICK_BUSY;
         return QUIET_TICK_LIGHT;
 }
@@ -187,7 +209,7 @@ QuietTickVerdict quiet_tick_decide(const QuietTickState *st, const PolicyStep *l
                 return QUIET_TICK_DUE;
         if (!quiet_tick_settled(st, l))
                 return QUIET_TICK_UNSETTLED;
-        return quiet_tick_machine(before, now, interval_us, st->n_online);
+        return quiet_tick_machine(before, now, interval_us, st->n_online, st->busy_span_usec);
 }
 
 /* Whether the next tick comes at the follow pace. */
@@ -233,11 +255,17 @@ bool quiet_tick_follows(bool following, QuietTickVerdict v, uint64_t since_wake_
                (following || v == QUIET_TICK_SWITCHING || v == QUIET_TICK_BUSY);
 }
 
+uint64_t quiet_tick_judge_in_usec(uint64_t since_reference_usec) {
+        return since_reference_usec < QUIET_TICK_JUDGE_USEC ? QUIET_TICK_JUDGE_USEC - since_reference_usec : 0;
+}
+
 uint64_t quiet_tick_next_usec(const QuietTickPace *p) {
         uint64_t next = p->long_tick_usec > p->quiet_tick_usec ? p->long_tick_usec : p->quiet_tick_usec;
 
         if (follow_paced(p))
                 return p->follow_tick_usec;
+        if (p->judge_in_usec != 0 && p->judge_in_usec < p->tick_usec)
+                return p->judge_in_usec;
         if (!quiet_tick_stretching(p))
                 return p->tick_usec;
         if (p->since_full_usec < p->quiet_full_tick_usec && p->quiet_full_tick_usec - p->since_full_usec < next)

@@ -75,9 +75,45 @@
  * for it samples the whole quiet stretch before it, where the util rule
  * sees nothing.  Such a reading that switches under POLL_SEARCH_ACTIVE
  * is QUIET_TICK_TOO_SHORT: the tick is light, its reading is not the next
- * one's reference, and the next tick comes at the normal pace, where the
- * machine is judged over both. */
+ * one's reference, and the next tick comes as soon as the reference is
+ * long enough (QUIET_TICK_JUDGE_USEC), where the machine is judged over
+ * both. */
 #define QUIET_TICK_BUSY_MIN_JIFFIES 20u
+/* proc/stat's unit: USER_HZ is 100 on every architecture this daemon is
+ * built for. */
+#define QUIET_TICK_JIFFY_USEC 10000u
+
+/* The tick after one too short to tell (QUIET_TICK_TOO_SHORT) comes when
+ * its reference reading spans QUIET_TICK_BUSY_MIN_JIFFIES and one more
+ * (a reading's jiffies lag the clock by up to one): 210 ms after it, not
+ * at the normal pace.  That reference is the exec wake's reading, so the
+ * tick that judges a program's start comes 210 ms after its exec rather
+ * than the check's 50 ms plus a tick.  In bench/live, pgbench, one client,
+ * began its measured window 0.25-0.3 s after the exec that woke the
+ * daemon; the judging tick came 0.55 s after the exec, and the poll
+ * search's climb started there, 0.3 s into the 4 s run.  Its sample, 0.9 s
+ * at 0.91-0.93 CPU with 11000-12600 switches a second, puts about one
+ * CPU busy from the exec on, enough to start a follow at 210 ms
+ * (bench/live --logs, timestamped: bench/results/live-judge-tick).  A
+ * quiet machine pays the same two ticks per exec as before, the check and
+ * the judge.  The judge holds a start-up to the bar of the tick it
+ * replaces, not to its own: busy means 10% of the machine (or half a CPU)
+ * over the normal tick, however soon it looks (QuietTickState.
+ * busy_span_usec, the tick).  Over its own 210 ms, an interpreter's
+ * start-up alone is busy: bench/live's idle runner, python, burns 33-47 ms
+ * of CPU in its first 210 ms, the 10% of two CPUs there; every such exec
+ * then cost a full tick after a long quiet stretch and a follow's ticks
+ * (own CPU 1.16 ms per 4 s idle run against 0.85, 8 rounds).  pgbench's
+ * start kept a CPU busy (1.02-1.04 CPU over its first 213-326 ms, 7
+ * starts of 7), five times the tick's 10%.  What an earlier judge misses: a program quiet (blocked, not
+ * busy) for its first 210 ms and working after, which the judge at 0.55 s
+ * saw when it started by then; it is now seen at the next long tick, as a
+ * program that gets busy without an exec always was.  Returns the
+ * interval from a tick since_reference_usec after the reference to the
+ * judging one, 0 when that is already past (the normal pace then). */
+#define QUIET_TICK_JUDGE_USEC ((QUIET_TICK_BUSY_MIN_JIFFIES + 1u) * QUIET_TICK_JIFFY_USEC)
+
+uint64_t quiet_tick_judge_in_usec(uint64_t since_reference_usec);
 
 /* What the policy looked like, to tell whether it moved: a hash of every
  * CPU's plan in force and the machine's decisions (quiet_tick_mark()). */
@@ -100,6 +136,8 @@ typedef struct QuietTickState {
         bool has_rates;                   /* the policy has had a step with rates */
         bool consolidation_pending;       /* consolidation counts ticks towards a shrink */
         unsigned n_online;                /* online CPUs: what proc/stat's "cpu" line sums */
+        uint64_t busy_span_usec;          /* the span a reading's busy time is judged over where
+                                           * it is shorter (QUIET_TICK_JUDGE_USEC); 0: its own */
 } QuietTickState;
 
 typedef enum QuietTickVerdict {
@@ -132,9 +170,11 @@ bool quiet_tick_policy_settled(const PolicyStep *l, const QuietTickMark *before,
 
 /* Whether the machine was quiet from before to now, interval_us apart,
  * with n_online CPUs: QUIET_TICK_LIGHT, or NO_READING, SWITCHING, BUSY or
- * TOO_SHORT. */
+ * TOO_SHORT.  Busy is the busy time over the reading's span or
+ * busy_span_usec, whichever is longer (0: the reading's own;
+ * QuietTickState.busy_span_usec). */
 QuietTickVerdict quiet_tick_machine(const ProcTotals *before, const ProcTotals *now, uint64_t interval_us,
-                                    unsigned n_online);
+                                    unsigned n_online, uint64_t busy_span_usec);
 
 /* Whether the state st and the policy step l are settled: the
  * UNSETTLED part of quiet_tick_decide(), asked also right after a full
@@ -188,6 +228,8 @@ typedef struct QuietTickPace {
         bool following;                   /* a program's start is followed (quiet_tick_follows()) */
         uint64_t follow_tick_usec;        /* ... at this pace (0: none, the poll search does not
                                            * wait for a program) */
+        uint64_t judge_in_usec;           /* after a tick too short to tell: the interval to the one
+                                           * that judges (quiet_tick_judge_in_usec()), 0: none */
 } QuietTickPace;
 
 /* The full tick by the clock backs off while nothing happens.  A quiet
@@ -271,7 +313,8 @@ uint64_t quiet_tick_long_period(uint64_t base_usec, uint64_t period_usec, QuietT
 bool quiet_tick_follows(bool following, QuietTickVerdict v, uint64_t since_wake_usec);
 
 /* The interval to the next tick: the follow pace while following, when
- * it is shorter than tick_usec; else tick_usec, or the long tick
+ * it is shorter than tick_usec; else judge_in_usec where that is shorter
+ * than tick_usec; else tick_usec, or the long tick
  * (long_tick_usec, at least quiet_tick_usec) when the
  * run is long enough, an exec wakes the caller and quiet_tick_usec is
  * longer than tick_usec.  The long tick does not pass the full tick

@@ -30,7 +30,7 @@ static QuietTickVerdict machine(uint64_t interval_us, unsigned n, uint64_t d_bus
         uint64_t d_total = interval_us * n * HZ / 1000000;
         ProcTotals b = totals(a.busy_jiffies + d_busy, a.total_jiffies + d_total, a.ctxt + d_ctxt);
 
-        return quiet_tick_machine(&a, &b, interval_us, n);
+        return quiet_tick_machine(&a, &b, interval_us, n, 0);
 }
 
 START_TEST(test_switches) {
@@ -60,11 +60,11 @@ START_TEST(test_too_short) {
         /* QUIET_TICK_BUSY_MIN_JIFFIES (20) per CPU is the line, counted in
          * the jiffies the reading has, not in the interval asked. */
         b = totals(a.busy_jiffies + 4, a.total_jiffies + 39, a.ctxt);
-        ck_assert_int_eq(quiet_tick_machine(&a, &b, 195000, N_CPUS), QUIET_TICK_TOO_SHORT);
+        ck_assert_int_eq(quiet_tick_machine(&a, &b, 195000, N_CPUS, 0), QUIET_TICK_TOO_SHORT);
         b.total_jiffies++;
-        ck_assert_int_eq(quiet_tick_machine(&a, &b, 195000, N_CPUS), QUIET_TICK_BUSY);
+        ck_assert_int_eq(quiet_tick_machine(&a, &b, 195000, N_CPUS, 0), QUIET_TICK_BUSY);
         b.busy_jiffies--;
-        ck_assert_int_eq(quiet_tick_machine(&a, &b, 195000, N_CPUS), QUIET_TICK_LIGHT);
+        ck_assert_int_eq(quiet_tick_machine(&a, &b, 195000, N_CPUS, 0), QUIET_TICK_LIGHT);
         /* 64 CPUs: 1280 jiffies, 200 ms. */
         ck_assert_int_eq(machine(199000, 64, 0, 0), QUIET_TICK_TOO_SHORT);
         ck_assert_int_eq(machine(200000, 64, 0, 0), QUIET_TICK_LIGHT);
@@ -91,24 +91,24 @@ END_TEST
 START_TEST(test_no_reading) {
         ProcTotals a = totals(10, 1000, 500), b = totals(11, 1100, 510), bad;
 
-        ck_assert_int_eq(quiet_tick_machine(&a, &b, HALF_S, N_CPUS), QUIET_TICK_LIGHT);
+        ck_assert_int_eq(quiet_tick_machine(&a, &b, HALF_S, N_CPUS, 0), QUIET_TICK_LIGHT);
         bad = b;
         bad.has_ctxt = false;
-        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
-        ck_assert_int_eq(quiet_tick_machine(&bad, &b, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
+        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS, 0), QUIET_TICK_NO_READING);
+        ck_assert_int_eq(quiet_tick_machine(&bad, &b, HALF_S, N_CPUS, 0), QUIET_TICK_NO_READING);
         bad = b;
         bad.has_cpu = false;
-        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
+        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS, 0), QUIET_TICK_NO_READING);
         /* Counters that went back (another tree, a wrap), no time, no CPU. */
-        ck_assert_int_eq(quiet_tick_machine(&b, &a, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
+        ck_assert_int_eq(quiet_tick_machine(&b, &a, HALF_S, N_CPUS, 0), QUIET_TICK_NO_READING);
         bad = totals(10, 1100, 499);
-        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
+        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS, 0), QUIET_TICK_NO_READING);
         bad = totals(10, 1000, 510);
-        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
+        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS, 0), QUIET_TICK_NO_READING);
         bad = totals(200, 1100, 510);           /* more busy than total */
-        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS), QUIET_TICK_NO_READING);
-        ck_assert_int_eq(quiet_tick_machine(&a, &b, 0, N_CPUS), QUIET_TICK_NO_READING);
-        ck_assert_int_eq(quiet_tick_machine(&a, &b, HALF_S, 0), QUIET_TICK_NO_READING);
+        ck_assert_int_eq(quiet_tick_machine(&a, &bad, HALF_S, N_CPUS, 0), QUIET_TICK_NO_READING);
+        ck_assert_int_eq(quiet_tick_machine(&a, &b, 0, N_CPUS, 0), QUIET_TICK_NO_READING);
+        ck_assert_int_eq(quiet_tick_machine(&a, &b, HALF_S, 0, 0), QUIET_TICK_NO_READING);
 }
 END_TEST
 
@@ -350,6 +350,70 @@ START_TEST(test_long_backoff) {
 }
 END_TEST
 
+/* After a tick too short to tell, the one that judges comes when the
+ * reference reading spans QUIET_TICK_BUSY_MIN_JIFFIES and one more, not a
+ * whole tick later; a follow's pace comes first, and a judge no sooner
+ * than the tick is no judge. */
+START_TEST(test_judge) {
+        QuietTickPace p;
+
+        ck_assert_uint_eq(QUIET_TICK_JUDGE_USEC, 210000);
+        ck_assert_uint_eq(quiet_tick_judge_in_usec(0), 210000);
+        ck_assert_uint_eq(quiet_tick_judge_in_usec(50000), 160000);
+        ck_assert_uint_eq(quiet_tick_judge_in_usec(209999), 1);
+        ck_assert_uint_eq(quiet_tick_judge_in_usec(210000), 0);
+        ck_assert_uint_eq(quiet_tick_judge_in_usec(UINT64_MAX), 0);
+        /* The judge's reading tells busy even a jiffy short of its time,
+         * on any number of CPUs. */
+        ck_assert_int_eq(machine(QUIET_TICK_JUDGE_USEC - QUIET_TICK_JIFFY_USEC, N_CPUS, 0, 0), QUIET_TICK_LIGHT);
+        ck_assert_int_eq(machine(QUIET_TICK_JUDGE_USEC - QUIET_TICK_JIFFY_USEC, N_CPUS, 20, 0), QUIET_TICK_BUSY);
+        ck_assert_int_eq(machine(QUIET_TICK_JUDGE_USEC - QUIET_TICK_JIFFY_USEC, 64, 0, 0), QUIET_TICK_LIGHT);
+
+        /* It holds a start-up to the bar of the tick it replaces (two
+         * CPUs, a 500 ms tick: 10 busy jiffies): an interpreter's 45 ms is
+         * busy over 210 ms alone, not over the tick; a CPU kept busy is. */
+        {
+                ProcTotals a = totals(5000, 100000, 123456), b = a;
+
+                b.total_jiffies += 42;
+                b.busy_jiffies += 5;
+                ck_assert_int_eq(quiet_tick_machine(&a, &b, QUIET_TICK_JUDGE_USEC, N_CPUS, 0), QUIET_TICK_BUSY);
+                ck_assert_int_eq(quiet_tick_machine(&a, &b, QUIET_TICK_JUDGE_USEC, N_CPUS, TICK), QUIET_TICK_LIGHT);
+                b.busy_jiffies = a.busy_jiffies + 10;
+                ck_assert_int_eq(quiet_tick_machine(&a, &b, QUIET_TICK_JUDGE_USEC, N_CPUS, TICK), QUIET_TICK_BUSY);
+                b.busy_jiffies = a.busy_jiffies + 21;
+                ck_assert_int_eq(quiet_tick_machine(&a, &b, QUIET_TICK_JUDGE_USEC, N_CPUS, TICK), QUIET_TICK_BUSY);
+                /* Switching is a rate, whatever the span; a reading
+                 * longer than the span is judged over its own. */
+                b.busy_jiffies = a.busy_jiffies;
+                b.ctxt = a.ctxt + 420;
+                ck_assert_int_eq(quiet_tick_machine(&a, &b, QUIET_TICK_JUDGE_USEC, N_CPUS, TICK),
+                                 QUIET_TICK_SWITCHING);
+                b = a;
+                b.total_jiffies += 400;
+                b.busy_jiffies += 39;
+                ck_assert_int_eq(quiet_tick_machine(&a, &b, 2000000, N_CPUS, TICK), QUIET_TICK_LIGHT);
+                b.busy_jiffies++;
+                ck_assert_int_eq(quiet_tick_machine(&a, &b, 2000000, N_CPUS, TICK), QUIET_TICK_BUSY);
+        }
+
+        p = pace(0, 0), p.judge_in_usec = quiet_tick_judge_in_usec(50000);
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), 160000);
+        /* Before a long tick too: the check after an exec wake was light. */
+        p = pace(QUIET_TICK_STRETCH_AFTER, 0), p.judge_in_usec = 160000;
+        ck_assert(quiet_tick_stretching(&p));
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), 160000);
+        /* A follow's shorter pace first. */
+        p = pace(0, 0), p.judge_in_usec = 160000, p.following = true, p.follow_tick_usec = 50000;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), 50000);
+        /* None, or none sooner than the tick: the tick. */
+        p = pace(0, 0), p.judge_in_usec = 0;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+        p.judge_in_usec = TICK;
+        ck_assert_uint_eq(quiet_tick_next_usec(&p), TICK);
+}
+END_TEST
+
 /* The follow of a program's start: what starts one after an exec wake,
  * what keeps it and what ends it; its pace. */
 START_TEST(test_follow) {
@@ -470,6 +534,14 @@ START_TEST(test_search) {
          * mode: its arm never comes into force). */
         ck_assert(quiet_tick_policy_settled(l, &(QuietTickMark) { 0, 40 }, &(QuietTickMark) { 0, 40 }));
         ck_assert(!quiet_tick_policy_settled(l, &(QuietTickMark) { 1, 40 }, &(QuietTickMark) { 0, 40 }));
+        /* Ticks without a measurement counted towards the search's stop
+         * keep the ticks full, even holding no polling; the count back at
+         * 0 moved nothing. */
+        l->sys.search.phase = POLL_SEARCH_HOLD;
+        l->sys.search_silent = 1;
+        ck_assert(!quiet_tick_policy_settled(l, &(QuietTickMark) { 0, 40 }, &(QuietTickMark) { 0, 40 }));
+        l->sys.search_silent = 0;
+        ck_assert(quiet_tick_policy_settled(l, &(QuietTickMark) { 0, 40 }, &(QuietTickMark) { 0, 40 }));
         l->sys.search.phase = POLL_SEARCH_CLIMB;
         st = settled_state(l);
         ck_assert_int_eq(decide(&st, l), QUIET_TICK_LIGHT);
@@ -509,10 +581,40 @@ START_TEST(test_mark) {
         l->sys.search.arm = 1;
         ck_assert_uint_ne(quiet_tick_mark(l).plan, m.plan);
         l->sys.search.arm = 0;
+        /* Ticks without a measurement are a count, not a move
+         * (search_settled() holds the ticks full while it counts). */
         l->sys.search_silent = 1;
-        ck_assert_uint_ne(quiet_tick_mark(l).plan, m.plan);
+        ck_assert_uint_eq(quiet_tick_mark(l).plan, m.plan);
         l->sys.search_silent = 0;
         ck_assert_uint_eq(quiet_tick_mark(l).plan, m.plan);
+        /* A CPU's own poll decision: not where the search owns the CPU
+         * (its profile is the search's), a move where it is in force. */
+        snprintf(l->sys.search_profile, sizeof(l->sys.search_profile), "balanced");
+        for (unsigned cpu = 0; cpu < N_CPUS; cpu++)
+                snprintf(l->cpus[cpu].profile, sizeof(l->cpus[cpu].profile), "balanced");
+        m = quiet_tick_mark(l);
+        l->cpus[0].poll = (PollPlan) { .mode = POLL_MODE_WINDOW, .window_ns = 50000 };
+        ck_assert_uint_eq(quiet_tick_mark(l).plan, m.plan);
+        snprintf(l->cpus[1].profile, sizeof(l->cpus[1].profile), "latency");
+        m = quiet_tick_mark(l);
+        l->cpus[1].poll = (PollPlan) { .mode = POLL_MODE_ONLY };
+        ck_assert_uint_ne(quiet_tick_mark(l).plan, m.plan);
+        /* The same for the decision of the search's profile's group. */
+        l->sys.n_groups = 2;
+        snprintf(l->sys.groups[0].profile, sizeof(l->sys.groups[0].profile), "balanced");
+        snprintf(l->sys.groups[1].profile, sizeof(l->sys.groups[1].profile), "latency");
+        m = quiet_tick_mark(l);
+        l->sys.groups[0].plan = (PollPlan) { .mode = POLL_MODE_WINDOW, .window_ns = 50000 };
+        ck_assert_uint_eq(quiet_tick_mark(l).plan, m.plan);
+        l->sys.groups[1].plan = (PollPlan) { .mode = POLL_MODE_ONLY };
+        ck_assert_uint_ne(quiet_tick_mark(l).plan, m.plan);
+        l->sys.searching = false;
+        m = quiet_tick_mark(l);
+        l->cpus[0].poll = (PollPlan) {};
+        ck_assert_uint_ne(quiet_tick_mark(l).plan, m.plan);
+        m = quiet_tick_mark(l);
+        l->sys.groups[0].plan = (PollPlan) {};
+        ck_assert_uint_ne(quiet_tick_mark(l).plan, m.plan);
         policy_step_free(l);
 }
 END_TEST
@@ -538,6 +640,7 @@ static Suite *quiet_suite(void) {
         tcase_add_test(tc, test_state);
         tcase_add_test(tc, test_settled);
         tcase_add_test(tc, test_pace);
+        tcase_add_test(tc, test_judge);
         tcase_add_test(tc, test_follow);
         tcase_add_test(tc, test_full_backoff);
         tcase_add_test(tc, test_long_backoff);
