@@ -18,8 +18,12 @@
 
 #define SILENT_TICKS 4
 
+bool policy_search_owns_profile(const PolicySystem *sys, const char *profile) {
+        return sys->searching && profile && strcmp(profile, sys->search_profile) == 0;
+}
+
 bool policy_search_owns_cpu(const PolicySystem *sys, const Profile *prof) {
-        return sys->searching && prof && strcmp(prof->name, sys->search_profile) == 0;
+        return policy_search_owns_profile(sys, prof ? prof->name : NULL);
 }
 
 bool policy_step_wants_fast_tick(const PolicyStep *l) {

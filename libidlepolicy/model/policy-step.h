@@ -210,6 +210,11 @@ uint64_t policy_tick_halted_us(const PolicyTick *t);
  * under the profile that runs it. */
 bool policy_search_owns_cpu(const PolicySystem *sys, const Profile *prof);
 
+/* The same by the profile's name (NULL: none): whether the search runs for
+ * that profile, so that its CPUs' and its group's priced poll decisions are
+ * made beneath it and not in force (quiet_tick_mark()). */
+bool policy_search_owns_profile(const PolicySystem *sys, const char *profile);
+
 /* Whether the next tick should be short (the search climbs or probes). */
 bool policy_step_wants_fast_tick(const PolicyStep *l);
 

@@ -48,15 +48,13 @@ static uint64_t hash_u64(uint64_t h, uint64_t v) {
  * a tick after a program stopped, 50 µs windows that nothing wrote, each
  * move two more full ticks: bench/live --logs, the ticks after pgbench). */
 static uint64_t hash_cpu(uint64_t h, const PolicyCpu *c, const PolicySystem *s) {
-        bool searched = s->searching && strcmp(c->profile, s->search_profile) == 0;
-
         h = hash_u64(h, c->active | (uint64_t) c->settled << 1 | (uint64_t) c->has_poll << 2 |
                                 (uint64_t) c->kvm_plan << 3);
         h = hash_u64(h, (uint64_t) c->cap << 32 | c->floor);
         h = hash_u64(h, (uint64_t) c->cap_reason << 32 | c->floor_reason);
         if (!c->kvm_plan)
                 h = hash_u64(h, (uint64_t) c->plan.model_cap << 32 | c->plan.model_floor);
-        if (!searched)
+        if (!policy_search_owns_profile(s, c->profile))
                 h = hash_u64(h, (uint64_t) c->poll.mode << 32 ^ c->poll.window_ns);
         return hash_bytes(h, c->allowed, sizeof(bool) * (c->n_states < MODEL_STATES_MAX ? c->n_states : MODEL_STATES_MAX));
 }
@@ -72,7 +70,7 @@ static uint64_t hash_system(uint64_t h, const PolicySystem *s) {
         h = hash_u64(h, (uint64_t) s->poll.mode << 32 ^ s->poll.window_ns);
         h = hash_bytes(h, s->governor, strnlen(s->governor, sizeof(s->governor)));
         for (unsigned g = 0; g < s->n_groups && g < POLICY_POLL_GROUPS_MAX; g++)
-                if (!s->searching || strcmp(s->groups[g].profile, s->search_profile) != 0)
+                if (!policy_search_owns_profile(s, s->groups[g].profile))
                         h = hash_u64(h, (uint64_t) s->groups[g].plan.mode << 32 ^ s->groups[g].plan.window_ns);
         return hash_u64(h, (uint64_t) s->search.phase << 48 | (uint64_t) s->search.arm << 32 | s->search.best);
 }

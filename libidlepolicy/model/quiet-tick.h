@@ -101,14 +101,17 @@
  * over the normal tick, however soon it looks (QuietTickState.
  * busy_span_usec, the tick).  Over its own 210 ms, an interpreter's
  * start-up alone is busy: bench/live's idle runner, python, burns 33-47 ms
- * of CPU in its first 210 ms, the 10% of two CPUs there; every such exec
- * then cost a full tick after a long quiet stretch and a follow's ticks
- * (own CPU 1.16 ms per 4 s idle run against 0.85, 8 rounds).  pgbench's
- * start kept a CPU busy (1.02-1.04 CPU over its first 213-326 ms, 7
- * starts of 7), five times the tick's 10%.  What an earlier judge misses: a program quiet (blocked, not
- * busy) for its first 210 ms and working after, which the judge at 0.55 s
- * saw when it started by then; it is now seen at the next long tick, as a
- * program that gets busy without an exec always was.  Returns the
+ * of CPU in its first 210 ms (read by hand from its /proc/PID/schedstat),
+ * the 10% of two CPUs there; every such exec then cost a full tick after
+ * a long quiet stretch and a follow's ticks (a first version of this
+ * judge, not kept: own CPU 1.16 ms per 4 s idle run against 0.85, 8
+ * rounds).  pgbench's start kept a CPU busy (1.02-1.04 CPU over its first
+ * 240-375 ms, 8 starts of 8: bench/results/live-judge-tick/logs), five
+ * times the tick's 10%.  What an earlier judge misses:
+ * a program quiet (blocked, not busy) for its first 210 ms and working
+ * after, which the judge at 0.55 s saw when it started by then; it is now
+ * seen at the next long tick, as a program that gets busy without an exec
+ * always was.  Returns the
  * interval from a tick since_reference_usec after the reference to the
  * judging one, 0 when that is already past (the normal pace then). */
 #define QUIET_TICK_JUDGE_USEC ((QUIET_TICK_BUSY_MIN_JIFFIES + 1u) * QUIET_TICK_JIFFY_USEC)
